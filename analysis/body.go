@@ -1,0 +1,378 @@
+package analysis
+
+import (
+	"weft/grammar"
+	"weft/source"
+)
+
+// bodies checks the body of every thread and proc.
+func (c *checker) bodies(decls []grammar.Decl) {
+	p := c.p
+	nthreads, nprocs := 0, 0
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *grammar.ThreadDecl:
+			obj := p.ThreadObjects[nthreads]
+			nthreads++
+			c.body(obj, d.Body, func() {
+				if obj.Index != nil {
+					c.declare(d.Index, obj.Index)
+				}
+			})
+		case *grammar.ProcDecl:
+			obj := p.Procs[nprocs]
+			nprocs++
+			c.body(obj, d.Body, func() {
+				for _, par := range obj.Params {
+					c.declare(par.Ident, par)
+				}
+				c.nextSlot = len(obj.Params)
+				c.maxSlot = c.nextSlot
+			})
+		}
+	}
+}
+
+// body checks the body of a thread or proc; declareHeader declares the
+// thread index or the parameters in the body's outermost scope.
+func (c *checker) body(owner *Object, b *grammar.Block, declareHeader func()) {
+	c.inBody = true
+	c.owner = owner
+	c.nextSlot, c.maxSlot = 0, 0
+	c.loops, c.atomics = 0, 0
+	c.locals = c.locals[:0]
+	m := c.openScope()
+	declareHeader()
+	if b != nil {
+		c.stmts(b.Stmts)
+	}
+	c.closeScope(m)
+	owner.FrameSize = c.maxSlot
+	for _, l := range c.locals {
+		if !l.used && l.Ident != nil && l.Name != "" {
+			c.warnf(l.Ident, CodeUnusedVariable, "%s is declared but never read", l.Name)
+		}
+	}
+	c.inBody = false
+	c.owner = nil
+}
+
+// alloc gives obj words consecutive slots of the current frame.
+func (c *checker) alloc(obj *Object, words int64, at grammar.Node) {
+	if words < 1 {
+		words = 1
+	}
+	if int64(c.nextSlot)+words > MaxWords {
+		c.errorf(at, CodeArrayTooLarge, "the local variables of %s need more than %d words", c.owner.Name, MaxWords)
+		return
+	}
+	obj.Slot = c.nextSlot
+	c.nextSlot += int(words)
+	if c.nextSlot > c.maxSlot {
+		c.maxSlot = c.nextSlot
+	}
+}
+
+func (c *checker) block(b *grammar.Block) {
+	if b == nil {
+		return
+	}
+	m := c.openScope()
+	c.stmts(b.Stmts)
+	c.closeScope(m)
+}
+
+func (c *checker) stmts(list []grammar.Stmt) {
+	dead, reported := false, false
+	for _, s := range list {
+		if s == nil {
+			continue
+		}
+		if _, bad := s.(*grammar.BadStmt); bad {
+			continue
+		}
+		if dead && !reported {
+			c.warnf(s, CodeUnreachableCode, "unreachable code")
+			reported = true
+		}
+		c.stmt(s)
+		switch s.(type) {
+		case *grammar.ReturnStmt, *grammar.BranchStmt:
+			dead = true
+		}
+	}
+}
+
+func (c *checker) stmt(s grammar.Stmt) {
+	switch s := s.(type) {
+	case *grammar.Block:
+		c.block(s)
+	case *grammar.DeclStmt:
+		if s.Decl != nil {
+			c.localVar(s.Decl)
+		}
+	case *grammar.AssignStmt:
+		c.assign(s)
+	case *grammar.IncDecStmt:
+		t := c.assignTarget(s.X)
+		if t != nil && t != Int {
+			c.errorf(s, CodeTypeMismatch, "%s needs an int variable, not %s", s.Op, t)
+		}
+	case *grammar.LockStmt:
+		word := "lock"
+		if s.Unlock {
+			word = "unlock"
+		}
+		c.forbidInAtomic(s, word)
+		t, _ := c.expr(s.Mutex)
+		if t != nil && t != Mutex {
+			c.errorf(s.Mutex, CodeNotAMutex, "%s needs a mutex; %s has type %s", word, exprString(s.Mutex), t)
+		}
+	case *grammar.SpawnStmt:
+		c.spawnCall(s.Call)
+	case *grammar.JoinStmt:
+		c.forbidInAtomic(s, "join")
+		t, _ := c.valueExpr(s.Thread)
+		if t != nil && t != Tid {
+			c.errorf(s.Thread, CodeNotATid, "join needs a thread (tid); %s has type %s", exprString(s.Thread), t)
+		}
+	case *grammar.ReturnStmt:
+		c.forbidInAtomic(s, "return")
+	case *grammar.AssertStmt:
+		c.cond(s.Cond, "assert")
+	case *grammar.AssumeStmt:
+		c.cond(s.Cond, "assume")
+	case *grammar.IfStmt:
+		c.cond(s.Cond, "if")
+		c.block(s.Then)
+		if s.Else != nil {
+			c.stmt(s.Else)
+		}
+	case *grammar.WhileStmt:
+		c.cond(s.Cond, "while")
+		c.loops++
+		c.block(s.Body)
+		c.loops--
+	case *grammar.ForStmt:
+		c.forStmt(s)
+	case *grammar.BranchStmt:
+		if c.loops == 0 {
+			if s.Tok == grammar.CONTINUE {
+				c.errorf(s, CodeContinueOutside, "continue is not inside a loop")
+			} else {
+				c.errorf(s, CodeBreakOutsideLoop, "break is not inside a loop")
+			}
+		}
+	case *grammar.AtomicStmt:
+		c.forbidInAtomic(span{s.Atomic, advance(s.Atomic, len("atomic"))}, "atomic")
+		c.atomics++
+		c.block(s.Body)
+		c.atomics--
+	case *grammar.ExprStmt:
+		if sp, ok := s.X.(*grammar.SpawnExpr); ok {
+			c.spawnCall(sp)
+			return
+		}
+		if s.X == nil {
+			return
+		}
+		if _, bad := s.X.(*grammar.BadExpr); bad {
+			return
+		}
+		c.expr(s.X)
+		c.errorf(s, CodeNotAStatement, "%s is not a statement (only spawn can stand alone)", exprString(s.X))
+	}
+}
+
+func (c *checker) forbidInAtomic(s grammar.Node, what string) {
+	if c.atomics > 0 {
+		if what == "atomic" {
+			c.errorf(s, CodeAtomicForbidden, "atomic blocks cannot be nested")
+			return
+		}
+		c.errorf(s, CodeAtomicForbidden, "%s is not allowed inside atomic", what)
+	}
+}
+
+// cond checks a condition, which must be bool.
+func (c *checker) cond(e grammar.Expr, what string) {
+	t, _ := c.valueExpr(e)
+	if t != nil && t != Bool {
+		c.errorf(e, CodeTypeMismatch, "the condition of %s must be bool, not %s", what, t)
+	}
+}
+
+func (c *checker) forStmt(s *grammar.ForStmt) {
+	for _, e := range [2]grammar.Expr{s.Lo, s.Hi} {
+		t, _ := c.valueExpr(e)
+		if t != nil && t != Int {
+			c.errorf(e, CodeTypeMismatch, "for bounds must be int, not %s", t)
+		}
+	}
+	m := c.openScope()
+	obj := &Object{Kind: LoopVar, Name: identName(s.Var), Ident: s.Var, Decl: s, Type: Int,
+		Offset: -1, Slot: -1, Owner: c.owner}
+	c.alloc(obj, 2, s)
+	c.declare(s.Var, obj)
+	c.loops++
+	if s.Body != nil {
+		c.stmts(s.Body.Stmts)
+	}
+	c.loops--
+	c.closeScope(m)
+}
+
+func (c *checker) localVar(d *grammar.VarDecl) {
+	obj := &Object{Kind: LocalVar, Name: identName(d.Name), Ident: d.Name, Decl: d,
+		Offset: -1, Slot: -1, Owner: c.owner}
+	t := c.typeExpr(d.Type)
+	if d.IsAtomic() {
+		c.errorf(d, CodeInvalidLocalType, "local variable %s cannot be atomic; only shared variables can", obj.Name)
+	}
+	if t != nil && ScalarOf(t) == Mutex {
+		c.errorf(d.Type, CodeInvalidLocalType, "local variable %s cannot hold a mutex; declare mutexes at top level", obj.Name)
+		t = nil
+	}
+	obj.Type = t
+	if d.Init != nil {
+		if sp, ok := d.Init.(*grammar.SpawnExpr); ok {
+			if t != nil && t != Tid {
+				c.errorf(sp, CodeSpawnMisplaced, "spawn gives a tid, but %s has type %s", obj.Name, t)
+			}
+			c.spawnCall(sp)
+		} else {
+			c.initializer(obj, t, d.Init, false, nil)
+		}
+	}
+	c.alloc(obj, SizeOf(t), d)
+	if c.declare(d.Name, obj) {
+		c.locals = append(c.locals, obj)
+	}
+}
+
+func (c *checker) assign(s *grammar.AssignStmt) {
+	lt := c.assignTarget(s.LHS)
+	if sp, ok := s.RHS.(*grammar.SpawnExpr); ok {
+		if s.Op != grammar.ASSIGN {
+			c.errorf(sp, CodeSpawnMisplaced, "spawn cannot be used with %s", s.Op)
+		} else if lt != nil && lt != Tid {
+			c.errorf(sp, CodeSpawnMisplaced, "spawn gives a tid, but %s has type %s", exprString(s.LHS), lt)
+		}
+		c.spawnCall(sp)
+		return
+	}
+	rt, _ := c.valueExpr(s.RHS)
+	switch s.Op {
+	case grammar.ASSIGN:
+		if lt != nil && rt != nil && !Identical(lt, rt) {
+			c.errorf(s.RHS, CodeTypeMismatch, "cannot assign a value of type %s to %s of type %s", rt, exprString(s.LHS), lt)
+		}
+	case grammar.ADD_ASSIGN, grammar.SUB_ASSIGN:
+		if lt != nil && lt != Int {
+			c.errorf(s.LHS, CodeTypeMismatch, "%s needs an int variable, not %s", s.Op, lt)
+		} else if rt != nil && rt != Int {
+			c.errorf(s.RHS, CodeTypeMismatch, "%s needs an int value, not %s", s.Op, rt)
+		}
+	}
+}
+
+// assignTarget checks the left-hand side of an assignment and returns its
+// type, nil if it cannot be assigned (reported).
+func (c *checker) assignTarget(e grammar.Expr) Type {
+	t := c.lvalue(e)
+	switch t := t.(type) {
+	case *Array:
+		c.errorf(e, CodeNotAssignable, "cannot assign to %s as a whole: it is an array of type %s", exprString(e), t)
+		return nil
+	case Basic:
+		if t == Mutex {
+			c.errorf(e, CodeNotAssignable, "cannot assign to mutex %s; use lock and unlock", exprString(e))
+			return nil
+		}
+	}
+	return t
+}
+
+// lvalue checks a variable or array element that is written. Writing is
+// not reading: the root variable is not marked as used.
+func (c *checker) lvalue(e grammar.Expr) Type {
+	switch e := e.(type) {
+	case *grammar.Ident:
+		obj := c.resolve(e)
+		if obj == nil {
+			return nil
+		}
+		switch obj.Kind {
+		case SharedVar, LocalVar, Param:
+			c.record(e, obj.Type, Value{})
+			return obj.Type
+		}
+		c.errorf(e, CodeNotAssignable, "cannot assign to %s %s", obj.Kind, obj.Name)
+		return nil
+	case *grammar.IndexExpr:
+		return c.indexExpr(e, true)
+	case *grammar.ParenExpr:
+		t := c.lvalue(e.X)
+		c.record(e, t, Value{})
+		return t
+	case nil, *grammar.BadExpr:
+		return nil
+	}
+	c.expr(e)
+	c.errorf(e, CodeNotAssignable, "cannot assign to %s", exprString(e))
+	return nil
+}
+
+// spawnCall checks `spawn P(args)`: P a proc, the arguments' number and
+// types.
+func (c *checker) spawnCall(s *grammar.SpawnExpr) {
+	if s == nil {
+		return
+	}
+	c.forbidInAtomic(s, "spawn")
+	var proc *Object
+	if id := s.Proc; id != nil && id.Name != "" {
+		if b, ok := c.names[id.Name]; !ok {
+			c.errorf(id, CodeUndefinedProc, "undefined proc %s", id.Name)
+		} else {
+			c.p.Uses[id] = b.obj
+			if b.obj.Kind != Proc {
+				c.errorf(id, CodeUndefinedProc, "%s is a %s, not a proc", id.Name, b.obj.Kind)
+			} else {
+				proc = b.obj
+			}
+		}
+	}
+	for i, a := range s.Args {
+		at, _ := c.valueExpr(a)
+		if proc == nil || i >= len(proc.Params) || at == nil {
+			continue
+		}
+		if pt := proc.Params[i].Type; pt != nil && !Identical(pt, at) {
+			c.errorf(a, CodeTypeMismatch, "argument %d of %s must be %s, not %s", i+1, proc.Name, pt, at)
+		}
+	}
+	if proc != nil && len(s.Args) != len(proc.Params) {
+		c.errorf(s, CodeSpawnArity, "%s takes %d %s, got %d", proc.Name, len(proc.Params),
+			plural(len(proc.Params), "argument", "arguments"), len(s.Args))
+	}
+	c.record(s, Tid, Value{})
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// span is a range of source text to report on, such as a keyword.
+type span struct{ from, to source.Pos }
+
+func (s span) Pos() source.Pos { return s.from }
+func (s span) End() source.Pos { return s.to }
+
+// advance moves an ASCII-only position n bytes to the right.
+func advance(p source.Pos, n int) source.Pos {
+	return source.Pos{Offset: p.Offset + n, Line: p.Line, Col: p.Col + n}
+}

@@ -1,0 +1,38 @@
+package analysis
+
+// The codes of the analysis's diagnostics. They are stable: editors, tests
+// and scripts may rely on them.
+const (
+	CodeUndefinedName      = "undefined-name"        // a name that is not declared
+	CodeRedeclared         = "redeclared"            // a name declared twice in one scope
+	CodeForwardReference   = "forward-reference"     // a constant that uses a later (or its own) constant
+	CodeShadowedName       = "shadowed-name"         // warning: a local hides a name of an enclosing scope
+	CodeNotAValue          = "not-a-value"           // a proc or a mutex where a value is needed
+	CodeTypeMismatch       = "type-mismatch"         // operand, condition, assignment or argument of the wrong type
+	CodeNotAssignable      = "not-assignable"        // assignment to a constant, loop variable, thread index, thread, mutex, whole array, …
+	CodeNotAnArray         = "not-an-array"          // indexing something that is not an array
+	CodeIndexOutOfRange    = "index-out-of-range"    // constant index outside the array (a warning in bodies: it fails at run time)
+	CodeNotAMutex          = "not-a-mutex"           // lock or unlock of something that is not a mutex
+	CodeNotATid            = "not-a-tid"             // join of something that is not a thread
+	CodeAtomicForbidden    = "atomic-forbidden"      // lock, unlock, spawn, join, return or atomic inside atomic
+	CodeBreakOutsideLoop   = "break-outside-loop"    // break not inside while or for
+	CodeContinueOutside    = "continue-outside-loop" // continue not inside while or for
+	CodeSpawnArity         = "spawn-arity"           // wrong number of arguments to spawn
+	CodeUndefinedProc      = "undefined-proc"        // spawn of something that is not a proc
+	CodeSpawnMisplaced     = "spawn-misplaced"       // spawn outside its three forms
+	CodeNotAStatement      = "not-a-statement"       // an expression used as a statement
+	CodeInvalidParamType   = "invalid-param-type"    // a parameter that is not int or bool
+	CodeInvalidLocalType   = "invalid-local-type"    // a local containing a mutex
+	CodeInitMismatch       = "init-mismatch"         // initialiser of the wrong shape
+	CodeNotConstant        = "not-constant"          // a constant expression is required
+	CodeConstantOverflow   = "constant-overflow"     // constant arithmetic overflows int64 (a warning in bodies)
+	CodeDivisionByZero     = "division-by-zero"      // constant division by zero (a warning in bodies)
+	CodeInvalidArrayLength = "invalid-array-length"  // array length zero or negative
+	CodeArrayTooLarge      = "array-too-large"       // an array, shared memory or a frame beyond MaxWords
+	CodeNoInstances        = "no-instances"          // warning: a thread array with HI <= LO
+	CodeTooManyThreads     = "too-many-threads"      // more than MaxInstances declared thread instances
+	CodeUnusedVariable     = "unused-variable"       // warning: a local that is never read
+	CodeUnreachableCode    = "unreachable-code"      // warning: a statement after return, break or continue
+	CodeInvalidLiteral     = "invalid-literal"       // an integer literal that does not fit (normally the lexer's)
+	CodeInternalError      = "internal-error"        // a bug in the checker
+)

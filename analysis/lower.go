@@ -1,0 +1,777 @@
+package analysis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"weft/engine"
+	"weft/grammar"
+	"weft/source"
+)
+
+// Lower turns a checked program without errors into the engine's
+// executable form. Each thread declaration and each proc becomes one
+// engine.Body; a thread array's instances share their body and receive
+// their index as an argument.
+//
+// Frame layout of a body: the analysis's slots [0, FrameSize) (a proc's
+// parameters first), then the thread index (thread arrays only), then
+// temporaries, then constants.
+func Lower(p *Program) (prog *engine.Program, err error) {
+	if p.HasErrors() {
+		return nil, fmt.Errorf("lower: the program has errors")
+	}
+	defer func() {
+		// Lowering walks a tree the checker accepted; a panic here is a bug
+		// in the lowering, reported as an error rather than a crash.
+		if r := recover(); r != nil {
+			prog, err = nil, fmt.Errorf("lower: internal error: %v", r)
+		}
+	}()
+	l := &lowerer{p: p, out: &engine.Program{}, tids: make(map[*Object]int64)}
+	l.layoutShared()
+	// Thread handles of declared threads: instance order, from 1.
+	for i, inst := range p.Threads {
+		if _, ok := l.tids[inst.Object]; !ok {
+			l.tids[inst.Object] = int64(i) + 1
+		}
+	}
+	procIndex := make(map[*Object]int32)
+	for i, pr := range p.Procs {
+		procIndex[pr] = int32(i)
+	}
+	l.procIndex = procIndex
+	bodyOf := make(map[*Object]int)
+	for _, t := range p.ThreadObjects {
+		if len(t.Instances) == 0 {
+			continue
+		}
+		bodyOf[t] = len(l.out.Bodies)
+		l.out.Bodies = append(l.out.Bodies, l.body(t))
+	}
+	for _, pr := range p.Procs {
+		l.out.Procs = append(l.out.Procs, len(l.out.Bodies))
+		l.out.Bodies = append(l.out.Bodies, l.body(pr))
+	}
+	for _, inst := range p.Threads {
+		spec := engine.ThreadSpec{Name: inst.Name, Body: bodyOf[inst.Object]}
+		if inst.Object.IsArray {
+			spec.Args = []int64{inst.Index}
+		}
+		l.out.Threads = append(l.out.Threads, spec)
+	}
+	if err := l.out.Validate(); err != nil {
+		return nil, fmt.Errorf("lower: %w", err)
+	}
+	return l.out, nil
+}
+
+type lowerer struct {
+	p         *Program
+	out       *engine.Program
+	tids      map[*Object]int64 // first tid of each declared thread (array)
+	procIndex map[*Object]int32
+
+	// Per body.
+	owner     *Object
+	b         *engine.Body
+	indexSlot int32 // slot of the thread index, or -1
+	tempBase  int32
+	temp      int32 // next free temporary (relative to tempBase)
+	maxTemp   int32
+	consts    map[int64]int32 // constant value -> constant number
+	constVals []int64
+	rng       source.Range // range given to emitted instructions
+	loops     []loopCtx
+	inAtomic  bool
+	endJumps  []int // pcs of jumps to the end (return)
+}
+
+type loopCtx struct {
+	breaks, continues []int // pcs to patch
+	atomic            bool  // loop started inside an atomic block
+}
+
+// Operand encoding during lowering: slots >= 0 are frame slots below the
+// temporaries; temporaries are tempFlag|n; constants are constFlag|n.
+// Everything is patched to real slots once the body is done.
+const (
+	tempFlag  = 1 << 29
+	constFlag = 1 << 30
+)
+
+func (l *lowerer) layoutShared() {
+	out := l.out
+	out.Init = make([]int64, l.p.SharedSize)
+	out.Locations = make([]engine.Location, l.p.SharedSize)
+	for vi, v := range l.p.Shared {
+		if v.Offset < 0 {
+			continue
+		}
+		copy(out.Init[v.Offset:], v.Init)
+		dims := dimsOf(v.Type)
+		sv := engine.SharedVar{Name: v.Name, Offset: v.Offset, Size: int(SizeOf(v.Type)), Dims: dims}
+		if v.Ident != nil {
+			sv.Range = grammar.Range(v.Ident)
+		}
+		out.Vars = append(out.Vars, sv)
+		scalar := ScalarOf(v.Type)
+		for k := 0; k < sv.Size; k++ {
+			out.Locations[v.Offset+k] = engine.Location{
+				Name: v.Name + indexSuffix(dims, k), Var: vi, Atomic: v.Atomic,
+				Mutex: scalar == Mutex, Bool: scalar == Bool, Tid: scalar == Tid,
+			}
+		}
+	}
+}
+
+func dimsOf(t Type) []int {
+	var dims []int
+	for {
+		a, ok := t.(*Array)
+		if !ok {
+			return dims
+		}
+		dims = append(dims, int(a.Len))
+		t = a.Elem
+	}
+}
+
+// indexSuffix renders the flat offset k of an array with dims as "[i][j]".
+func indexSuffix(dims []int, k int) string {
+	if len(dims) == 0 {
+		return ""
+	}
+	idx := make([]int, len(dims))
+	for i := len(dims) - 1; i >= 0; i-- {
+		idx[i] = k % dims[i]
+		k /= dims[i]
+	}
+	var sb strings.Builder
+	for _, i := range idx {
+		sb.WriteByte('[')
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteByte(']')
+	}
+	return sb.String()
+}
+
+// body lowers the body of a thread (array) or proc.
+func (l *lowerer) body(owner *Object) *engine.Body {
+	l.owner = owner
+	l.b = &engine.Body{Name: owner.Name}
+	l.indexSlot = -1
+	l.temp, l.maxTemp = 0, 0
+	l.consts = make(map[int64]int32)
+	l.constVals = l.constVals[:0]
+	l.loops = l.loops[:0]
+	l.endJumps = l.endJumps[:0]
+	frame := int32(owner.FrameSize)
+	if owner.Kind == Thread && owner.IsArray {
+		l.indexSlot = frame
+		frame++
+		l.b.NumParams = 1
+		l.b.ArgSlot = int(l.indexSlot)
+	}
+	if owner.Kind == Proc {
+		l.b.NumParams = len(owner.Params)
+	}
+	l.tempBase = frame
+	if owner.Body != nil {
+		l.rng = grammar.Range(owner.Body)
+		l.stmts(owner.Body.Stmts)
+	}
+	end := len(l.b.Code)
+	if owner.Body != nil {
+		r := grammar.Range(owner.Body)
+		l.rng = source.Range{Start: r.End, End: r.End}
+		if p := owner.Body.Rbrace; p.IsValid() {
+			l.rng = source.Range{Start: p, End: source.Pos{Offset: p.Offset + 1, Line: p.Line, Col: p.Col + 1}}
+		}
+	}
+	l.emit(engine.OpEnd, 0, 0, 0)
+	for _, pc := range l.endJumps {
+		l.b.Code[pc].A = int32(end)
+	}
+	// Patch operands and build the initial frame.
+	constBase := l.tempBase + l.maxTemp
+	l.b.Frame = make([]int64, int(constBase)+len(l.constVals))
+	copy(l.b.Frame[constBase:], l.constVals)
+	fix := func(s int32) int32 {
+		switch {
+		case s&constFlag != 0:
+			return constBase + s&^constFlag
+		case s&tempFlag != 0:
+			return l.tempBase + s&^tempFlag
+		}
+		return s
+	}
+	for i := range l.b.Code {
+		in := &l.b.Code[i]
+		switch in.Op {
+		case engine.OpMov, engine.OpNeg, engine.OpNot, engine.OpAddI, engine.OpMulI, engine.OpLoad, engine.OpStore:
+			in.A, in.B = fix(in.A), fix(in.B)
+		case engine.OpAdd, engine.OpSub, engine.OpMul, engine.OpDiv, engine.OpMod,
+			engine.OpEq, engine.OpNe, engine.OpLt, engine.OpLe, engine.OpLdx, engine.OpStx:
+			in.A, in.B, in.C = fix(in.A), fix(in.B), fix(in.C)
+		case engine.OpJz, engine.OpJnz, engine.OpCheck, engine.OpAssert, engine.OpAssume,
+			engine.OpLock, engine.OpUnlock, engine.OpJoin:
+			in.B = fix(in.B)
+		case engine.OpJge:
+			in.B, in.C = fix(in.B), fix(in.C)
+		case engine.OpSpawn:
+			in.A, in.B = fix(in.A), fix(in.B)
+		}
+	}
+	l.b.Locals = l.localsOf(owner)
+	return l.b
+}
+
+// localsOf names the frame slots of a body's variables, for display.
+func (l *lowerer) localsOf(owner *Object) []engine.LocalVar {
+	var out []engine.LocalVar
+	seen := make(map[*Object]bool)
+	for id, obj := range l.p.Uses {
+		if obj.Owner != owner || seen[obj] || obj.Slot < 0 || id != obj.Ident {
+			continue
+		}
+		seen[obj] = true
+		scalar := ScalarOf(obj.Type)
+		lv := engine.LocalVar{Name: obj.Name, Slot: obj.Slot, Size: int(SizeOf(obj.Type)), Dims: dimsOf(obj.Type),
+			Bool: scalar == Bool, Tid: scalar == Tid}
+		if obj.Kind == LoopVar {
+			lv.Size = 1
+		}
+		if obj.Decl != nil {
+			lv.Scope = grammar.Range(obj.Decl)
+		}
+		out = append(out, lv)
+	}
+	sortLocals(out)
+	return out
+}
+
+func sortLocals(ls []engine.LocalVar) {
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && (ls[j].Scope.Start.Offset < ls[j-1].Scope.Start.Offset); j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+}
+
+func (l *lowerer) emit(op engine.Op, a, b, c int32) int {
+	l.b.Code = append(l.b.Code, engine.Instr{Op: op, A: a, B: b, C: c})
+	l.b.Ranges = append(l.b.Ranges, l.rng)
+	return len(l.b.Code) - 1
+}
+
+func (l *lowerer) pc() int32 { return int32(len(l.b.Code)) }
+
+func (l *lowerer) newTemp() int32 {
+	t := l.temp
+	l.temp++
+	if l.temp > l.maxTemp {
+		l.maxTemp = l.temp
+	}
+	return tempFlag | t
+}
+
+func (l *lowerer) constant(v int64) int32 {
+	if k, ok := l.consts[v]; ok {
+		return constFlag | k
+	}
+	k := int32(len(l.constVals))
+	l.consts[v] = k
+	l.constVals = append(l.constVals, v)
+	return constFlag | k
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+func (l *lowerer) stmts(list []grammar.Stmt) {
+	for _, s := range list {
+		l.stmt(s)
+	}
+}
+
+func (l *lowerer) stmt(s grammar.Stmt) {
+	l.temp = 0
+	l.rng = grammar.Range(s)
+	switch s := s.(type) {
+	case *grammar.Block:
+		l.stmts(s.Stmts)
+	case *grammar.DeclStmt:
+		l.localDecl(s.Decl)
+	case *grammar.AssignStmt:
+		l.assign(s)
+	case *grammar.IncDecStmt:
+		target := l.lvalue(s.X)
+		old := l.load(target)
+		res := l.newTemp()
+		op := engine.OpAdd
+		if s.Op == grammar.DEC {
+			op = engine.OpSub
+		}
+		l.emit(op, res, old, l.constant(1))
+		l.store(target, res)
+	case *grammar.LockStmt:
+		addr := l.address(s.Mutex)
+		op := engine.OpLock
+		if s.Unlock {
+			op = engine.OpUnlock
+		}
+		l.emit(op, 0, addr.slot(l), 0)
+	case *grammar.SpawnStmt:
+		l.spawn(s.Call, l.newTemp())
+	case *grammar.JoinStmt:
+		t := l.expr(s.Thread)
+		l.emit(engine.OpJoin, 0, t, 0)
+	case *grammar.ReturnStmt:
+		l.endJumps = append(l.endJumps, l.emit(engine.OpJmp, 0, 0, 0))
+	case *grammar.AssertStmt:
+		c := l.expr(s.Cond)
+		msg := int32(-1)
+		if s.Message != nil {
+			msg = int32(len(l.b.Messages))
+			l.b.Messages = append(l.b.Messages, s.Message.Value)
+		} else {
+			msg = int32(len(l.b.Messages))
+			l.b.Messages = append(l.b.Messages, "assertion "+exprString(s.Cond)+" failed")
+		}
+		l.emit(engine.OpAssert, 0, c, msg)
+	case *grammar.AssumeStmt:
+		c := l.expr(s.Cond)
+		l.emit(engine.OpAssume, 0, c, 0)
+	case *grammar.IfStmt:
+		l.rng = source.Range{Start: s.If, End: s.Cond.End()}
+		c := l.expr(s.Cond)
+		jz := l.emit(engine.OpJz, 0, c, 0)
+		l.stmts(s.Then.Stmts)
+		if s.Else == nil {
+			l.b.Code[jz].A = l.pc()
+			return
+		}
+		l.rng = grammar.Range(s.Then)
+		jmp := l.emit(engine.OpJmp, 0, 0, 0)
+		l.b.Code[jz].A = l.pc()
+		l.stmt(s.Else)
+		l.b.Code[jmp].A = l.pc()
+	case *grammar.WhileStmt:
+		header := source.Range{Start: s.While, End: s.Cond.End()}
+		l.rng = header
+		top := l.pc()
+		c := l.expr(s.Cond)
+		jz := l.emit(engine.OpJz, 0, c, 0)
+		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
+		l.stmts(s.Body.Stmts)
+		l.rng = header
+		l.emit(engine.OpJmp, top, 0, 0)
+		exit := l.pc()
+		l.b.Code[jz].A = exit
+		l.closeLoop(exit, top)
+	case *grammar.ForStmt:
+		header := source.Range{Start: s.For, End: s.Hi.End()}
+		l.rng = header
+		v := l.p.Uses[s.Var]
+		slot, bound := int32(v.Slot), int32(v.Slot+1)
+		lo := l.expr(s.Lo)
+		l.emit(engine.OpMov, slot, lo, 0)
+		hi := l.expr(s.Hi)
+		l.emit(engine.OpMov, bound, hi, 0)
+		top := l.pc()
+		jge := l.emit(engine.OpJge, 0, slot, bound)
+		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
+		l.stmts(s.Body.Stmts)
+		l.rng = header
+		cont := l.pc()
+		l.emit(engine.OpAddI, slot, slot, 1)
+		l.emit(engine.OpJmp, top, 0, 0)
+		exit := l.pc()
+		l.b.Code[jge].A = exit
+		l.closeLoop(exit, cont)
+	case *grammar.BranchStmt:
+		lp := &l.loops[len(l.loops)-1]
+		op := engine.OpJmp
+		if l.inAtomic && !lp.atomic {
+			op = engine.OpAtomicEnd // leaves the atomic block too
+		}
+		pc := l.emit(op, 0, 0, 0)
+		if s.Tok == grammar.BREAK {
+			lp.breaks = append(lp.breaks, pc)
+		} else {
+			lp.continues = append(lp.continues, pc)
+		}
+	case *grammar.AtomicStmt:
+		l.emit(engine.OpAtomic, 0, 0, 0)
+		l.inAtomic = true
+		l.stmts(s.Body.Stmts)
+		l.inAtomic = false
+		l.rng = grammar.Range(s)
+		pc := l.emit(engine.OpAtomicEnd, 0, 0, 0)
+		l.b.Code[pc].A = l.pc()
+	default:
+		panic(fmt.Sprintf("cannot lower %T", s))
+	}
+}
+
+func (l *lowerer) closeLoop(exit, cont int32) {
+	lp := l.loops[len(l.loops)-1]
+	for _, pc := range lp.breaks {
+		l.b.Code[pc].A = exit
+	}
+	for _, pc := range lp.continues {
+		l.b.Code[pc].A = cont
+	}
+	l.loops = l.loops[:len(l.loops)-1]
+}
+
+func (l *lowerer) localDecl(d *grammar.VarDecl) {
+	obj := l.p.Uses[d.Name]
+	slot := int32(obj.Slot)
+	size := int32(SizeOf(obj.Type))
+	switch init := d.Init.(type) {
+	case nil:
+		zero := l.constant(0)
+		for k := int32(0); k < size; k++ {
+			l.emit(engine.OpMov, slot+k, zero, 0)
+		}
+	case *grammar.SpawnExpr:
+		l.spawn(init, slot)
+	case *grammar.InitList:
+		k := slot
+		l.initList(init, &k)
+	default:
+		v := l.expr(init)
+		l.emit(engine.OpMov, slot, v, 0)
+	}
+}
+
+func (l *lowerer) initList(list *grammar.InitList, k *int32) {
+	for _, e := range list.Elems {
+		if sub, ok := e.(*grammar.InitList); ok {
+			l.initList(sub, k)
+			continue
+		}
+		l.temp = 0
+		v := l.expr(e)
+		l.emit(engine.OpMov, *k, v, 0)
+		*k++
+	}
+}
+
+func (l *lowerer) assign(s *grammar.AssignStmt) {
+	target := l.lvalue(s.LHS)
+	if sp, ok := s.RHS.(*grammar.SpawnExpr); ok {
+		t := l.newTemp()
+		l.spawn(sp, t)
+		l.store(target, t)
+		return
+	}
+	switch s.Op {
+	case grammar.ASSIGN:
+		v := l.expr(s.RHS)
+		l.store(target, v)
+	default:
+		old := l.load(target)
+		v := l.expr(s.RHS)
+		res := l.newTemp()
+		op := engine.OpAdd
+		if s.Op == grammar.SUB_ASSIGN {
+			op = engine.OpSub
+		}
+		l.emit(op, res, old, v)
+		l.store(target, res)
+	}
+}
+
+func (l *lowerer) spawn(sp *grammar.SpawnExpr, dst int32) {
+	proc := l.p.Uses[sp.Proc]
+	// Evaluate the arguments, then copy them to consecutive temporaries.
+	vals := make([]int32, len(sp.Args))
+	for i, a := range sp.Args {
+		vals[i] = l.expr(a)
+	}
+	first := int32(-1)
+	for i := range vals {
+		t := l.newTemp()
+		if i == 0 {
+			first = t
+		}
+		l.emit(engine.OpMov, t, vals[i], 0)
+	}
+	if first < 0 {
+		first = l.newTemp()
+	}
+	l.emit(engine.OpSpawn, dst, first, l.procIndex[proc])
+}
+
+// ---------------------------------------------------------------------------
+// Places: variables and array elements
+
+// place is where an lvalue or a mutex lives.
+type place struct {
+	shared bool
+	// Shared: addr is a slot holding the address (or a constant slot).
+	// Local: base is the first slot of the variable, off a slot holding
+	// the element offset (or -1 for a scalar).
+	addr int32
+	base int32
+	off  int32
+}
+
+// slot returns a slot holding a shared place's address.
+func (pl place) slot(l *lowerer) int32 { return pl.addr }
+
+// address resolves an lvalue or mutex expression to a place, emitting the
+// index computations (with bounds checks) it needs.
+func (l *lowerer) address(e grammar.Expr) place {
+	return l.lvalue(e)
+}
+
+func (l *lowerer) lvalue(e grammar.Expr) place {
+	e = unparen(e)
+	var root *Object
+	var indices []grammar.Expr
+	for {
+		switch x := e.(type) {
+		case *grammar.Ident:
+			root = l.p.Uses[x]
+		case *grammar.IndexExpr:
+			indices = append(indices, x.Index)
+			e = unparen(x.X)
+			continue
+		case *grammar.ParenExpr:
+			e = x.X
+			continue
+		default:
+			panic(fmt.Sprintf("not an lvalue: %T", e))
+		}
+		break
+	}
+	// indices were collected innermost last: reverse to outermost first.
+	for i, j := 0, len(indices)-1; i < j; i, j = i+1, j-1 {
+		indices[i], indices[j] = indices[j], indices[i]
+	}
+	off := l.offset(root.Type, indices)
+	if root.Kind == SharedVar {
+		if off < 0 {
+			return place{shared: true, addr: l.constant(int64(root.Offset))}
+		}
+		if off&constFlag != 0 {
+			return place{shared: true, addr: l.constant(int64(root.Offset) + l.constVals[off&^constFlag])}
+		}
+		a := l.newTemp()
+		l.emit(engine.OpAddI, a, off, int32(root.Offset))
+		return place{shared: true, addr: a}
+	}
+	return place{base: int32(root.Slot), off: off}
+}
+
+// offset emits the flat element offset of indices into an array of type t
+// and returns the slot holding it (a constant slot when every index is
+// constant), or -1 when there are no indices.
+func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
+	if len(indices) == 0 {
+		return -1
+	}
+	var acc int32 = -1
+	var accConst int64
+	allConst := true
+	for _, ix := range indices {
+		at := t.(*Array)
+		stride := SizeOf(at.Elem)
+		if v, ok := l.p.ConstValues[ix]; ok && v.IsInt() {
+			if v.Int() < 0 || v.Int() >= at.Len {
+				// The checker reports constant indices out of range; keep a
+				// runtime check anyway.
+				c := l.constant(v.Int())
+				l.emit(engine.OpCheck, 0, c, int32(at.Len))
+			}
+			accConst += v.Int() * stride
+		} else {
+			i := l.expr(ix)
+			l.emit(engine.OpCheck, 0, i, int32(at.Len))
+			scaled := i
+			if stride != 1 {
+				scaled = l.newTemp()
+				l.emit(engine.OpMulI, scaled, i, int32(stride))
+			}
+			if acc < 0 {
+				acc = scaled
+			} else {
+				sum := l.newTemp()
+				l.emit(engine.OpAdd, sum, acc, scaled)
+				acc = sum
+			}
+			allConst = false
+		}
+		t = at.Elem
+	}
+	if allConst {
+		return l.constant(accConst)
+	}
+	if accConst != 0 {
+		sum := l.newTemp()
+		l.emit(engine.OpAddI, sum, acc, int32(accConst))
+		acc = sum
+	}
+	return acc
+}
+
+// load reads a place into a slot (a visible step for shared places).
+func (l *lowerer) load(pl place) int32 {
+	if pl.shared {
+		t := l.newTemp()
+		l.emit(engine.OpLoad, t, pl.addr, 0)
+		return t
+	}
+	if pl.off < 0 {
+		return pl.base
+	}
+	if pl.off&constFlag != 0 {
+		return pl.base + int32(l.constVals[pl.off&^constFlag])
+	}
+	t := l.newTemp()
+	l.emit(engine.OpLdx, t, pl.off, pl.base)
+	return t
+}
+
+// store writes slot v to a place.
+func (l *lowerer) store(pl place, v int32) {
+	switch {
+	case pl.shared:
+		l.emit(engine.OpStore, v, pl.addr, 0)
+	case pl.off < 0:
+		l.emit(engine.OpMov, pl.base, v, 0)
+	case pl.off&constFlag != 0:
+		l.emit(engine.OpMov, pl.base+int32(l.constVals[pl.off&^constFlag]), v, 0)
+	default:
+		l.emit(engine.OpStx, v, pl.off, pl.base)
+	}
+}
+
+func unparen(e grammar.Expr) grammar.Expr {
+	for {
+		p, ok := e.(*grammar.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+// expr emits the evaluation of e and returns the slot holding its value.
+func (l *lowerer) expr(e grammar.Expr) int32 {
+	if v, ok := l.p.ConstValues[e]; ok && v.IsValid() {
+		return l.constant(v.Word())
+	}
+	switch x := e.(type) {
+	case *grammar.ParenExpr:
+		return l.expr(x.X)
+	case *grammar.Ident:
+		obj := l.p.Uses[x]
+		switch obj.Kind {
+		case Const:
+			return l.constant(obj.Value.Word())
+		case ThreadIndex:
+			return l.indexSlot
+		case Thread:
+			return l.constant(l.tids[obj])
+		case SharedVar:
+			return l.load(place{shared: true, addr: l.constant(int64(obj.Offset))})
+		default:
+			return int32(obj.Slot)
+		}
+	case *grammar.IndexExpr:
+		root := rootObject(l.p, x)
+		if root != nil && root.Kind == Thread {
+			// worker[i]: the tid of instance i.
+			i := l.expr(x.Index)
+			rel := l.newTemp()
+			l.emit(engine.OpAddI, rel, i, int32(-root.Lo))
+			l.emit(engine.OpCheck, 0, rel, int32(root.Hi-root.Lo))
+			t := l.newTemp()
+			l.emit(engine.OpAddI, t, rel, int32(l.tids[root]))
+			return t
+		}
+		return l.load(l.lvalue(x))
+	case *grammar.UnaryExpr:
+		v := l.expr(x.X)
+		t := l.newTemp()
+		if x.Op == grammar.SUB {
+			l.emit(engine.OpNeg, t, v, 0)
+		} else {
+			l.emit(engine.OpNot, t, v, 0)
+		}
+		return t
+	case *grammar.BinaryExpr:
+		if x.Op == grammar.LAND || x.Op == grammar.LOR {
+			t := l.newTemp()
+			a := l.expr(x.X)
+			l.emit(engine.OpMov, t, a, 0)
+			op := engine.OpJz
+			if x.Op == grammar.LOR {
+				op = engine.OpJnz
+			}
+			j := l.emit(op, 0, t, 0)
+			b := l.expr(x.Y)
+			l.emit(engine.OpMov, t, b, 0)
+			l.b.Code[j].A = l.pc()
+			return t
+		}
+		a := l.expr(x.X)
+		b := l.expr(x.Y)
+		t := l.newTemp()
+		switch x.Op {
+		case grammar.ADD:
+			l.emit(engine.OpAdd, t, a, b)
+		case grammar.SUB:
+			l.emit(engine.OpSub, t, a, b)
+		case grammar.MUL:
+			l.emit(engine.OpMul, t, a, b)
+		case grammar.QUO:
+			l.emit(engine.OpDiv, t, a, b)
+		case grammar.REM:
+			l.emit(engine.OpMod, t, a, b)
+		case grammar.EQL:
+			l.emit(engine.OpEq, t, a, b)
+		case grammar.NEQ:
+			l.emit(engine.OpNe, t, a, b)
+		case grammar.LSS:
+			l.emit(engine.OpLt, t, a, b)
+		case grammar.LEQ:
+			l.emit(engine.OpLe, t, a, b)
+		case grammar.GTR:
+			l.emit(engine.OpLt, t, b, a)
+		case grammar.GEQ:
+			l.emit(engine.OpLe, t, b, a)
+		default:
+			panic(fmt.Sprintf("operator %s", x.Op))
+		}
+		return t
+	case *grammar.IntLit, *grammar.BoolLit:
+		panic("literal without a constant value")
+	}
+	panic(fmt.Sprintf("cannot lower expression %T", e))
+}
+
+// rootObject returns the variable or thread at the root of an index chain.
+func rootObject(p *Program, e grammar.Expr) *Object {
+	for {
+		switch x := e.(type) {
+		case *grammar.IndexExpr:
+			e = x.X
+		case *grammar.ParenExpr:
+			e = x.X
+		case *grammar.Ident:
+			return p.Uses[x]
+		default:
+			return nil
+		}
+	}
+}

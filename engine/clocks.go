@@ -1,0 +1,342 @@
+package engine
+
+// clocks keeps, for the execution being explored, two vector clocks per
+// event and, per shared location, the chain of accesses to it:
+//
+//   - the dependence clock: happens-before induced by program order, spawn,
+//     join, and every pair of dependent events (same location, one a write;
+//     same mutex). Source-DPOR finds its races with it.
+//   - the synchronisation clock: happens-before induced by program order,
+//     spawn→child, unlock→later lock of the same mutex and thread end→join
+//     only. Data races are unordered conflicting accesses under it.
+//
+// Everything is a stack that follows the explored execution: push when a
+// step is executed, pop when it is undone.
+//
+// A clock maps a thread to the number of its events that happen before (or
+// are) the event, so e happens before f iff clock(f)[thread(e)] > index(e).
+type clocks struct {
+	stride int     // clock width: at least the number of threads
+	dep    []int32 // dependence clock of event i at [i*stride : (i+1)*stride]
+	sync   []int32
+
+	thread []int32 // per event: its thread
+	index  []int32 // per event: its index in its thread
+	prevTh []int32 // per event: the previous event of the same thread, or -1
+	accLo  []int32 // per event: first access record
+
+	lastEv []int32 // per thread: its latest event, or -1
+	baseEv []int32 // per thread: the event that spawned it, or -1
+
+	accs []accRec
+	head []int32 // per location: latest access record, or -1
+
+	zero []int32
+}
+
+type accKind uint8
+
+const (
+	accRead accKind = iota
+	accWrite
+	accLock
+	accUnlock
+)
+
+type accRec struct {
+	ev     int32
+	loc    int32
+	kind   accKind
+	atomic bool  // made inside an atomic block
+	prev   int32 // previous access record of the same location, or -1
+}
+
+func newClocks(threads, locations int) *clocks {
+	c := &clocks{stride: 8}
+	for c.stride < threads {
+		c.stride *= 2
+	}
+	c.head = make([]int32, locations)
+	for i := range c.head {
+		c.head[i] = -1
+	}
+	c.zero = make([]int32, c.stride)
+	for i := 0; i < threads; i++ {
+		c.lastEv = append(c.lastEv, -1)
+		c.baseEv = append(c.baseEv, -1)
+	}
+	return c
+}
+
+func (c *clocks) depth() int { return len(c.thread) }
+
+func (c *clocks) depClock(e int32) []int32 {
+	return c.dep[int(e)*c.stride : int(e+1)*c.stride]
+}
+
+func (c *clocks) syncClock(e int32) []int32 {
+	return c.sync[int(e)*c.stride : int(e+1)*c.stride]
+}
+
+// before reports whether event e happens before the point whose clock is vc.
+func (c *clocks) before(e int32, vc []int32) bool {
+	return vc[c.thread[e]] > c.index[e]
+}
+
+// grow widens every clock so that n threads fit.
+func (c *clocks) grow(n int) {
+	for len(c.lastEv) < n {
+		c.lastEv = append(c.lastEv, -1)
+		c.baseEv = append(c.baseEv, -1)
+	}
+	if n <= c.stride {
+		return
+	}
+	stride := c.stride
+	for stride < n {
+		stride *= 2
+	}
+	widen := func(old []int32) []int32 {
+		events := len(old) / c.stride
+		nw := make([]int32, events*stride, (events+16)*stride)
+		for i := 0; i < events; i++ {
+			copy(nw[i*stride:], old[i*c.stride:(i+1)*c.stride])
+		}
+		return nw
+	}
+	c.dep = widen(c.dep)
+	c.sync = widen(c.sync)
+	c.stride = stride
+	c.zero = make([]int32, stride)
+}
+
+// threadClocks returns the clocks a new event of thread t starts from: its
+// previous event's, or its spawn event's, or zero.
+func (c *clocks) threadClocks(t int32) (dep, sync []int32) {
+	if e := c.lastEv[t]; e >= 0 {
+		return c.depClock(e), c.syncClock(e)
+	}
+	if e := c.baseEv[t]; e >= 0 {
+		return c.depClock(e), c.syncClock(e)
+	}
+	return c.zero, c.zero
+}
+
+func join(dst, src []int32) {
+	for i, v := range src {
+		if v > dst[i] {
+			dst[i] = v
+		}
+	}
+}
+
+// push records event ev (just executed, with index d == depth()) and
+// computes its clocks. numThreads is the number of threads after the step.
+func (c *clocks) push(ev *Event, numThreads int) {
+	c.grow(numThreads)
+	d := int32(len(c.thread))
+	t := ev.Thread
+	c.thread = append(c.thread, t)
+	c.index = append(c.index, ev.Index)
+	c.prevTh = append(c.prevTh, c.lastEv[t])
+	c.accLo = append(c.accLo, int32(len(c.accs)))
+
+	baseDep, baseSync := c.threadClocks(t)
+	c.dep = append(c.dep, baseDep...)
+	c.sync = append(c.sync, baseSync...)
+	dep, sync := c.depClock(d), c.syncClock(d)
+
+	switch ev.Kind {
+	case EvRead:
+		c.access(d, ev.Loc, accRead, false, dep)
+	case EvWrite:
+		c.access(d, ev.Loc, accWrite, false, dep)
+	case EvLock:
+		if h := c.head[ev.Loc]; h >= 0 { // the last unlock (or nothing)
+			e := c.accs[h].ev
+			join(dep, c.depClock(e))
+			join(sync, c.syncClock(e))
+		}
+		c.addAcc(d, ev.Loc, accLock, false)
+	case EvUnlock:
+		c.addAcc(d, ev.Loc, accUnlock, false)
+	case EvJoin:
+		if ev.Stop == NoStop && ev.Loc >= 0 && int(ev.Loc) < len(c.lastEv) {
+			var e int32 = c.lastEv[ev.Loc]
+			if e < 0 {
+				e = c.baseEv[ev.Loc]
+			}
+			if e >= 0 {
+				join(dep, c.depClock(e))
+				join(sync, c.syncClock(e))
+			}
+		}
+	case EvSpawn:
+		c.baseEv[ev.Loc] = d
+	case EvAtomic:
+		for _, a := range ev.Acc {
+			k := accRead
+			if a.Write {
+				k = accWrite
+			}
+			c.access(d, a.Loc, k, true, dep)
+		}
+	}
+	dep[t] = ev.Index + 1
+	sync[t] = ev.Index + 1
+	c.lastEv[t] = d
+}
+
+// access joins into dep the clocks of the accesses that the new access
+// depends on, and records it.
+func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
+	for h := c.head[loc]; h >= 0; h = c.accs[h].prev {
+		r := &c.accs[h]
+		if r.ev == d {
+			continue // an earlier access of the same atomic step
+		}
+		if k == accWrite || r.kind == accWrite {
+			join(dep, c.depClock(r.ev))
+		}
+		if r.kind == accWrite {
+			break // everything earlier is ordered before this write
+		}
+	}
+	c.addAcc(d, loc, k, atomic)
+}
+
+func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
+	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, prev: c.head[loc]})
+	c.head[loc] = int32(len(c.accs) - 1)
+}
+
+// pop forgets the latest event.
+func (c *clocks) pop() {
+	d := int32(len(c.thread) - 1)
+	lo := c.accLo[d]
+	for i := int32(len(c.accs)) - 1; i >= lo; i-- {
+		c.head[c.accs[i].loc] = c.accs[i].prev
+	}
+	c.accs = c.accs[:lo]
+	t := c.thread[d]
+	c.lastEv[t] = c.prevTh[d]
+	for i := range c.baseEv {
+		if c.baseEv[i] == d {
+			c.baseEv[i] = -1
+		}
+	}
+	c.thread = c.thread[:d]
+	c.index = c.index[:d]
+	c.prevTh = c.prevTh[:d]
+	c.accLo = c.accLo[:d]
+	c.dep = c.dep[:int(d)*c.stride]
+	c.sync = c.sync[:int(d)*c.stride]
+}
+
+// races appends to out the earlier events that are in a race with event d
+// (already pushed): dependent, of another thread, ordered before d, with no
+// other event in between in the dependence order. For a lock, the race is
+// with the previous lock of the same mutex (whose critical section must
+// end before d can start); reversing that pair is what explores the other
+// order of the two critical sections.
+func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
+	t := c.thread[d]
+	var base []int32
+	if e := c.prevTh[d]; e >= 0 {
+		base = c.depClock(e)
+	} else if e := c.baseEv[t]; e >= 0 {
+		base = c.depClock(e)
+	} else {
+		base = c.zero
+	}
+	lo := len(out)
+	switch ev.Kind {
+	case EvRead, EvWrite, EvAtomic:
+		for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
+			r := c.accs[i]
+			for h := r.prev; h >= 0; h = c.accs[h].prev {
+				p := &c.accs[h]
+				if p.ev == d {
+					continue
+				}
+				if r.kind == accWrite || p.kind == accWrite {
+					if c.thread[p.ev] != t && !c.before(p.ev, base) {
+						out = appendUnique(out, lo, p.ev)
+					}
+				}
+				if p.kind == accWrite {
+					break
+				}
+			}
+		}
+	case EvLock:
+		for h := c.accs[len(c.accs)-1].prev; h >= 0; h = c.accs[h].prev {
+			p := &c.accs[h]
+			if p.kind != accLock {
+				continue
+			}
+			if c.thread[p.ev] != t && !c.before(p.ev, base) {
+				out = append(out, p.ev)
+			}
+			break
+		}
+	}
+	// Keep only immediate predecessors: drop a candidate that happens
+	// before another candidate.
+	cand := out[lo:]
+	if len(cand) > 1 {
+		keep := cand[:0]
+		for i, e := range cand {
+			covered := false
+			for j, f := range cand {
+				if i != j && e != f && c.before(e, c.depClock(f)) {
+					covered = true
+					break
+				}
+			}
+			if !covered {
+				keep = append(keep, e)
+			}
+		}
+		out = out[:lo+len(keep)]
+	}
+	return out
+}
+
+func appendUnique(out []int32, lo int, e int32) []int32 {
+	for _, x := range out[lo:] {
+		if x == e {
+			return out
+		}
+	}
+	return append(out, e)
+}
+
+// dataRaces calls report for each earlier access that forms a data race
+// with an access of event d: same non-atomic location, another thread, at
+// least one a write, not both inside atomic blocks, and unordered by the
+// synchronisation clock.
+func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, loc int32)) {
+	sync := c.syncClock(d)
+	t := c.thread[d]
+	for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
+		r := c.accs[i]
+		if r.kind == accLock || r.kind == accUnlock || locs[r.loc].Atomic {
+			continue
+		}
+		for h := r.prev; h >= 0; h = c.accs[h].prev {
+			p := &c.accs[h]
+			if p.ev == d {
+				continue
+			}
+			conflict := r.kind == accWrite || p.kind == accWrite
+			ordered := c.before(p.ev, sync)
+			if conflict && c.thread[p.ev] != t && !ordered && !(r.atomic && p.atomic) {
+				report(p.ev, r.loc)
+			}
+			if p.kind == accWrite && ordered {
+				break // earlier accesses are ordered before it, or raced with it
+			}
+		}
+	}
+}

@@ -1,0 +1,650 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"weft/source"
+)
+
+// Algorithm names an exploration mode.
+type Algorithm string
+
+const (
+	// DFS explores every interleaving: the reference for small models.
+	DFS Algorithm = "dfs"
+	// SDPOR is Source-DPOR with sleep sets (Abdulla et al.).
+	SDPOR Algorithm = "sdpor"
+)
+
+// Algorithms lists the modes Explore accepts.
+var Algorithms = []Algorithm{DFS, SDPOR}
+
+// DefaultMaxSteps is the default bound on visible steps per execution.
+const DefaultMaxSteps = 100_000
+
+// Options configure an exploration. The zero value explores with SDPOR
+// and default bounds until done or until the context ends.
+type Options struct {
+	Algorithm     Algorithm
+	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
+	MaxExecutions int64 // stop after this many executions (0: no limit)
+	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
+
+	// OnBug, if set, is called (on the exploring goroutine) for each new
+	// bug as soon as it is found.
+	OnBug func(*Bug)
+	// OnProgress, if set, is called about every ProgressInterval (default
+	// 100 ms) with the statistics so far.
+	OnProgress       func(Stats)
+	ProgressInterval time.Duration
+}
+
+// Stats counts what an exploration did.
+type Stats struct {
+	Executions    int64 // maximal executions explored that were not sleep-set blocked
+	SSB           int64 // sleep-set-blocked executions
+	AssumeBlocked int64 // executions (among Executions) that ended in a failed assume
+	Events        int64 // visible steps executed
+	MaxDepth      int   // longest execution, in steps
+	Elapsed       time.Duration
+}
+
+// Result is the outcome of an exploration.
+type Result struct {
+	Stats
+	Algorithm Algorithm
+	Complete  bool   // every execution was explored
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions"
+	Bugs      []*Bug
+}
+
+// BugKind is the kind of a bug, as named in the JSON contract.
+type BugKind string
+
+const (
+	BugAssertion    BugKind = "assertion"
+	BugDeadlock     BugKind = "deadlock"
+	BugRuntimeError BugKind = "runtime-error"
+	BugDataRace     BugKind = "data-race"
+	BugStepBound    BugKind = "step-bound"
+)
+
+// Bug is a problem found in some execution, with the schedule that
+// reproduces it.
+type Bug struct {
+	Kind    BugKind
+	Message string
+	Thread  string       // the thread at fault
+	Range   source.Range // where
+	// Other is, for data races, the other access of the pair.
+	Other *RaceSide
+	// Schedule is the thread index chosen at each step; replaying it from
+	// the initial state reproduces the bug.
+	Schedule []int32
+	Trace    []TraceStep
+}
+
+// RaceSide is one access of a data race.
+type RaceSide struct {
+	Thread string
+	Range  source.Range
+	Op     string
+}
+
+// TraceStep is one step of a counterexample.
+type TraceStep struct {
+	Thread      string
+	ThreadIndex int32
+	Op          string // "read c → 1", "lock mx[2]", "spawn worker#1"
+	Range       source.Range
+}
+
+// Explore explores the executions of prog. It returns when the
+// exploration is complete, a budget is exhausted or ctx ends (then
+// Result.Complete is false and Result.Stopped says why).
+func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) {
+	if err := prog.Validate(); err != nil {
+		return nil, err
+	}
+	switch opts.Algorithm {
+	case "":
+		opts.Algorithm = SDPOR
+	case DFS, SDPOR:
+	default:
+		return nil, fmt.Errorf("unknown algorithm %q (want one of %v)", opts.Algorithm, Algorithms)
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = 100 * time.Millisecond
+	}
+	x := newExplorer(ctx, prog, opts)
+	x.run()
+	x.res.Elapsed = time.Since(x.start)
+	x.res.Stats = x.stats
+	x.res.Stats.Elapsed = time.Since(x.start)
+	return x.res, nil
+}
+
+type sleeper struct {
+	thread int32
+	fp     footprint
+}
+
+// footprint is what dependence needs to know of a step.
+type footprint struct {
+	kind EventKind
+	stop bool
+	loc  int32
+	acc  []Access // atomic steps
+}
+
+func footprintOf(ev *Event) footprint {
+	fp := footprint{kind: ev.Kind, stop: ev.Stop != NoStop, loc: ev.Loc}
+	if ev.Kind == EvAtomic {
+		fp.acc = append([]Access(nil), ev.Acc...)
+	}
+	return fp
+}
+
+// touches calls f for each location a step accesses, with whether it
+// writes (mutex operations count as writes of the mutex).
+func (fp *footprint) touches(f func(loc int32, write bool) bool) bool {
+	switch fp.kind {
+	case EvRead:
+		return f(fp.loc, false)
+	case EvWrite, EvLock, EvUnlock:
+		return f(fp.loc, true)
+	case EvAtomic:
+		for _, a := range fp.acc {
+			if f(a.Loc, a.Write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dependent reports whether two steps of different threads are dependent.
+// A step that stops the execution disables every other step, so it is
+// dependent with all of them.
+func dependent(a, b *footprint) bool {
+	if a.stop || b.stop {
+		return true
+	}
+	return a.touches(func(la int32, wa bool) bool {
+		return b.touches(func(lb int32, wb bool) bool {
+			return la == lb && (wa || wb)
+		})
+	})
+}
+
+type node struct {
+	backtrack tset
+	done      tset
+	sleepSet  tset
+	sleep     []sleeper
+	chosen    int32
+}
+
+type explorer struct {
+	ctx   context.Context
+	prog  *Program
+	opts  Options
+	m     *Machine
+	clk   *clocks
+	nodes []node
+	evs   []Event
+	stats Stats
+	res   *Result
+	start time.Time
+
+	bugKeys     map[string]bool
+	lastReport  time.Time
+	stopReason  string
+	raceScratch []int32
+	checkTick   int
+}
+
+func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
+	m := NewMachine(prog)
+	if opts.LocalBudget > 0 {
+		m.LocalBudget = opts.LocalBudget
+	}
+	return &explorer{
+		ctx: ctx, prog: prog, opts: opts, m: m,
+		clk:     newClocks(len(m.Threads), len(prog.Locations)),
+		res:     &Result{Algorithm: opts.Algorithm},
+		start:   time.Now(),
+		bugKeys: make(map[string]bool),
+	}
+}
+
+func (x *explorer) node(d int) *node {
+	for len(x.nodes) <= d {
+		x.nodes = append(x.nodes, node{})
+		x.evs = append(x.evs, Event{})
+	}
+	return &x.nodes[d]
+}
+
+// cancelled checks the context and the time budget now and then.
+func (x *explorer) cancelled() bool {
+	x.checkTick++
+	if x.checkTick&255 != 0 {
+		return false
+	}
+	select {
+	case <-x.ctx.Done():
+		if x.ctx.Err() == context.DeadlineExceeded {
+			x.stopReason = "timeout"
+		} else {
+			x.stopReason = "cancelled"
+		}
+		return true
+	default:
+	}
+	if x.opts.OnProgress != nil {
+		now := time.Now()
+		if now.Sub(x.lastReport) >= x.opts.ProgressInterval {
+			x.lastReport = now
+			s := x.stats
+			s.Elapsed = now.Sub(x.start)
+			x.opts.OnProgress(s)
+		}
+	}
+	return false
+}
+
+// executionDone counts a finished execution and checks the budget.
+func (x *explorer) executionDone() bool {
+	x.stats.Executions++
+	if d := x.m.Depth(); d > x.stats.MaxDepth {
+		x.stats.MaxDepth = d
+	}
+	if x.opts.MaxExecutions > 0 && x.stats.Executions >= x.opts.MaxExecutions {
+		x.stopReason = "max-executions"
+		return true
+	}
+	return false
+}
+
+// run is the exploration loop. Node d is the state after d steps; the
+// machine and the clocks always stand at the current node.
+func (x *explorer) run() {
+	sdpor := x.opts.Algorithm == SDPOR
+	stop := x.enter(0)
+	d := 0
+	if stop {
+		x.finish()
+		return
+	}
+	for {
+		if x.stopReason != "" || x.cancelled() {
+			x.finish()
+			return
+		}
+		n := &x.nodes[d]
+		p := x.pick(n)
+		if p < 0 {
+			if d == 0 {
+				x.finish()
+				return
+			}
+			d--
+			x.retreat(d)
+			continue
+		}
+		n.chosen = p
+		n.done.add(int(p))
+		ev := &x.evs[d]
+		ok := x.m.Step(int(p), ev)
+		x.stats.Events++
+		x.clk.push(ev, len(x.m.Threads))
+		if sdpor {
+			x.addRaces(int32(d), ev)
+		}
+		x.checkDataRaces(int32(d), ev)
+		if !ok {
+			x.stopped(d, ev)
+			x.retreat(d)
+			if sdpor {
+				// The stop disables every other thread: explore them here too.
+				for t := range x.m.Threads {
+					if !n.sleepSet.has(t) && x.m.Enabled(t) {
+						n.backtrack.add(t)
+					}
+				}
+			}
+			continue
+		}
+		if x.stopReason != "" {
+			continue
+		}
+		if d+1 >= x.opts.MaxSteps {
+			x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), d+1, nil)
+			if x.executionDone() {
+				continue
+			}
+			x.retreat(d)
+			continue
+		}
+		d++
+		if x.enter(d) {
+			d--
+			x.retreat(d)
+		}
+	}
+}
+
+// retreat undoes the step taken from node d and, for SDPOR, puts the
+// thread that took it to sleep at d.
+func (x *explorer) retreat(d int) {
+	x.m.Undo()
+	x.clk.pop()
+	if x.opts.Algorithm == SDPOR {
+		n := &x.nodes[d]
+		n.sleepSet.add(int(n.chosen))
+		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.evs[d])})
+	}
+}
+
+func (x *explorer) finish() {
+	if x.stopReason == "" {
+		x.res.Complete = true
+	} else {
+		x.res.Stopped = x.stopReason
+	}
+}
+
+// enter initialises node d, the state just reached. It returns true if the
+// state is terminal (the execution is over or sleep-set blocked).
+func (x *explorer) enter(d int) bool {
+	n := x.node(d)
+	nt := len(x.m.Threads)
+	n.backtrack.reset(nt)
+	n.done.reset(nt)
+	n.sleepSet.reset(nt)
+	n.sleep = n.sleep[:0]
+	if d > 0 && x.opts.Algorithm == SDPOR {
+		parent := &x.nodes[d-1]
+		ev := &x.evs[d-1]
+		fp := footprint{kind: ev.Kind, loc: ev.Loc, acc: ev.Acc}
+		for _, s := range parent.sleep {
+			if s.thread != ev.Thread && !dependent(&s.fp, &fp) {
+				n.sleep = append(n.sleep, s)
+				n.sleepSet.add(int(s.thread))
+			}
+		}
+	}
+	first := int32(-1)
+	anyEnabled := false
+	for t := 0; t < nt; t++ {
+		if !x.m.Enabled(t) {
+			continue
+		}
+		anyEnabled = true
+		if x.opts.Algorithm == DFS {
+			n.backtrack.add(t)
+			continue
+		}
+		if !n.sleepSet.has(t) && first < 0 {
+			first = int32(t)
+		}
+	}
+	if !anyEnabled {
+		x.maximal(d)
+		return true
+	}
+	if x.opts.Algorithm == SDPOR {
+		if first < 0 {
+			x.stats.SSB++
+			return true
+		}
+		// Prefer the thread that just moved: fewer context switches.
+		if d > 0 {
+			if last := x.evs[d-1].Thread; int(last) < nt && x.m.Enabled(int(last)) && !n.sleepSet.has(int(last)) {
+				first = last
+			}
+		}
+		n.backtrack.add(int(first))
+	}
+	return false
+}
+
+// pick returns the next thread to explore from n, or -1.
+func (x *explorer) pick(n *node) int32 {
+	for w, bits := range n.backtrack.w {
+		bits &^= n.done.wordAt(w) | n.sleepSet.wordAt(w)
+		if bits != 0 {
+			for b := 0; b < 64; b++ {
+				if bits&(1<<b) != 0 {
+					return int32(w*64 + b)
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// maximal handles an execution in which no thread can move.
+func (x *explorer) maximal(d int) {
+	var blocked []int32
+	for t, th := range x.m.Threads {
+		if th.Status != Finished {
+			blocked = append(blocked, int32(t))
+		}
+	}
+	if len(blocked) > 0 {
+		var parts []string
+		keys := make([]string, 0, len(blocked))
+		for _, t := range blocked {
+			th := x.m.Threads[t]
+			parts = append(parts, th.Name+" waits at "+x.describePending(t))
+			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
+		}
+		sort.Strings(keys)
+		t := blocked[0]
+		x.reportKeyed(BugDeadlock, "deadlock: "+strings.Join(parts, "; "), t, x.rangeOf(t, x.m.Threads[t].PC), d, nil, "deadlock|"+strings.Join(keys, ","))
+	}
+	x.executionDone()
+}
+
+// stopped handles a step that stopped the execution.
+func (x *explorer) stopped(d int, ev *Event) {
+	switch ev.Stop {
+	case StopAssume:
+		x.stats.AssumeBlocked++
+	case StopAssertion:
+		x.report(BugAssertion, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	case StopRuntimeError:
+		x.report(BugRuntimeError, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	case StopStepBound:
+		x.report(BugStepBound, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	}
+	x.executionDone()
+}
+
+func (x *explorer) rangeOf(t int32, pc int32) source.Range {
+	b := x.m.Threads[t].Body
+	if int(pc) < len(b.Ranges) {
+		return b.Ranges[pc]
+	}
+	return source.Range{}
+}
+
+// describePending says in words what a blocked thread waits for.
+func (x *explorer) describePending(t int32) string {
+	th := x.m.Threads[t]
+	in := th.Body.Code[th.PC]
+	switch in.Op {
+	case OpLock:
+		loc := th.Frame[in.B]
+		s := "lock(" + x.prog.Locations[loc].Name + ")"
+		if o := x.m.Mem[loc]; o > 0 {
+			s += " held by " + x.m.Threads[o-1].Name
+		}
+		return s
+	case OpJoin:
+		tid := th.Frame[in.B]
+		if tid > 0 && int(tid) <= len(x.m.Threads) {
+			return "join " + x.m.Threads[tid-1].Name
+		}
+		return "join"
+	}
+	return in.Op.String()
+}
+
+func (x *explorer) report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide) {
+	x.reportKeyed(kind, msg, t, r, steps, other, fmt.Sprintf("%s|%v|%s", kind, r, msg))
+}
+
+// reportKeyed records a bug unless one with the same key was reported. The
+// trace is the first steps events of the current execution.
+func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string) {
+	if x.bugKeys[key] {
+		return
+	}
+	x.bugKeys[key] = true
+	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other}
+	b.Schedule = make([]int32, steps)
+	for i := 0; i < steps; i++ {
+		b.Schedule[i] = x.evs[i].Thread
+	}
+	b.Trace = BuildTrace(x.prog, b.Schedule, x.evs[:steps], x.m)
+	x.res.Bugs = append(x.res.Bugs, b)
+	if x.opts.OnBug != nil {
+		x.opts.OnBug(b)
+	}
+}
+
+// addRaces finds the races of event d and updates backtrack sets, as in
+// Source-DPOR: for a race e ⋖ d, the initials of notdep(e).d at the node
+// before e must meet its backtrack set.
+func (x *explorer) addRaces(d int32, ev *Event) {
+	c := x.clk
+	x.raceScratch = c.races(d, ev, x.raceScratch[:0])
+	for _, e := range x.raceScratch {
+		n := &x.nodes[e]
+		// v = the events after e not happening after e, then d.
+		var initials []int32
+		var vEvents []int32
+		hit := false
+		for k := e + 1; k <= d; k++ {
+			vc := c.depClock(k)
+			if k < d && c.before(e, vc) {
+				continue
+			}
+			// k is in v. Is it the first of its thread in v with no
+			// v-predecessor happening before it?
+			tk := c.thread[k]
+			initial := true
+			for _, f := range vEvents {
+				if c.before(f, vc) {
+					initial = false
+					break
+				}
+			}
+			vEvents = append(vEvents, k)
+			if !initial || containsInt32(initials, tk) {
+				continue
+			}
+			initials = append(initials, tk)
+			if n.backtrack.has(int(tk)) || n.sleepSet.has(int(tk)) {
+				hit = true
+				break
+			}
+		}
+		if hit || len(initials) == 0 {
+			continue
+		}
+		choice := initials[0]
+		if containsInt32(initials, ev.Thread) {
+			choice = ev.Thread
+		}
+		n.backtrack.add(int(choice))
+	}
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDataRaces reports the data races event d takes part in.
+func (x *explorer) checkDataRaces(d int32, ev *Event) {
+	x.clk.dataRaces(d, x.prog.Locations, func(other int32, loc int32) {
+		o := &x.evs[other]
+		r1 := x.rangeOf(o.Thread, o.PC)
+		r2 := x.rangeOf(ev.Thread, ev.PC)
+		a, b := r1.String(), r2.String()
+		if b < a {
+			a, b = b, a
+		}
+		key := "race|" + a + "|" + b
+		if x.bugKeys[key] {
+			return
+		}
+		name := x.prog.Locations[loc].Name
+		side := &RaceSide{Thread: x.m.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, x.prog)}
+		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
+			name, side.Op, side.Thread, describeAccess(ev, loc, x.prog), x.m.Threads[ev.Thread].Name)
+		x.reportKeyed(BugDataRace, msg, ev.Thread, r2, int(d)+1, side, key)
+	})
+}
+
+func describeAccess(ev *Event, loc int32, prog *Program) string {
+	write := ev.Kind == EvWrite
+	if ev.Kind == EvAtomic {
+		for _, a := range ev.Acc {
+			if a.Loc == loc && a.Write {
+				write = true
+			}
+		}
+	}
+	if write {
+		return "write of " + prog.Locations[loc].Name
+	}
+	return "read of " + prog.Locations[loc].Name
+}
+
+// tset is a set of thread indices.
+type tset struct{ w []uint64 }
+
+func (s *tset) reset(n int) {
+	words := (n + 63) / 64
+	if cap(s.w) < words {
+		s.w = make([]uint64, words)
+	}
+	s.w = s.w[:words]
+	for i := range s.w {
+		s.w[i] = 0
+	}
+}
+
+func (s *tset) add(t int) {
+	for t/64 >= len(s.w) {
+		s.w = append(s.w, 0)
+	}
+	s.w[t/64] |= 1 << (t % 64)
+}
+
+func (s *tset) has(t int) bool {
+	return t/64 < len(s.w) && s.w[t/64]&(1<<(t%64)) != 0
+}
+
+func (s *tset) wordAt(i int) uint64 {
+	if i < len(s.w) {
+		return s.w[i]
+	}
+	return 0
+}

@@ -1,0 +1,592 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// ThreadStatus is what a thread is doing between steps.
+type ThreadStatus uint8
+
+const (
+	// Ready: the thread is paused at a visible instruction (which may be
+	// blocked: a lock of a held mutex, a join of a running thread).
+	Ready ThreadStatus = iota
+	// Failing: the thread's local computation hit an assertion failure, a
+	// failed assume, a runtime error or the local step bound; its next step
+	// stops the execution.
+	Failing
+	// Finished: the thread has ended.
+	Finished
+)
+
+// StopKind says why a step stops the execution.
+type StopKind uint8
+
+const (
+	NoStop StopKind = iota
+	StopAssertion
+	StopAssume
+	StopRuntimeError
+	StopStepBound
+)
+
+func (k StopKind) String() string {
+	switch k {
+	case StopAssertion:
+		return "assertion"
+	case StopAssume:
+		return "assume"
+	case StopRuntimeError:
+		return "runtime-error"
+	case StopStepBound:
+		return "step-bound"
+	}
+	return ""
+}
+
+// failure is a pending stop of a thread.
+type failure struct {
+	kind StopKind
+	pc   int32
+	msg  string
+}
+
+// Thread is the state of one thread of an execution.
+type Thread struct {
+	Body   *Body
+	PC     int32
+	Frame  []int64
+	Status ThreadStatus
+	fail   failure
+
+	// Identity, stable across executions: the spawning thread (-1 for
+	// declared threads) and how many threads it had spawned before.
+	Parent     int32
+	SpawnIndex int32
+	Proc       int32 // proc number for spawned threads, -1 for declared ones
+	Name       string
+	Steps      int32 // visible steps executed so far
+	spawned    int32 // threads this thread has spawned
+}
+
+// Access is one shared-memory access of a step.
+type Access struct {
+	Loc   int32
+	Write bool
+	Value int64 // the value read or written
+}
+
+// EventKind is the kind of a visible step.
+type EventKind uint8
+
+const (
+	EvRead EventKind = iota
+	EvWrite
+	EvLock
+	EvUnlock
+	EvSpawn
+	EvJoin
+	EvAtomic
+	EvStop // a pending failure of the thread's local computation
+)
+
+// Event is one executed visible step.
+type Event struct {
+	Thread   int32
+	Kind     EventKind
+	Stop     StopKind // non-zero if this step stopped the execution
+	Finished bool     // the thread finished with this step
+	Loc      int32    // location for reads, writes, locks and unlocks; thread for spawn and join
+	Value    int64    // value read or written
+	PC       int32    // the instruction (in the thread's body) that made the step
+	Index    int32    // the step's index in its thread (0-based)
+	Message  string   // for stops: what went wrong
+	Acc      []Access // for atomic steps: every access, in order
+}
+
+// undoRecord restores the state before one step.
+type undoRecord struct {
+	thread   int32
+	pc       int32
+	status   ThreadStatus
+	fail     failure
+	steps    int32
+	spawned  int32
+	frameLo  int   // saved frame in Machine.frames[frameLo : frameLo+len(frame)]
+	memLo    int   // saved memory words in Machine.memUndo[memLo:]
+	newChild bool  // the step spawned a thread (removed on undo)
+	procCnt  int32 // proc whose spawn count was incremented, or -1
+}
+
+type memWord struct {
+	loc int32
+	old int64
+}
+
+// Machine is the state of one execution: shared memory and threads, with an
+// undo log so that an exploration can go back any number of steps at the
+// cost of the steps undone.
+type Machine struct {
+	Prog    *Program
+	Mem     []int64
+	Threads []*Thread
+
+	// LocalBudget bounds the instructions a thread may run between two
+	// visible steps; past it the thread stops with a step-bound failure.
+	LocalBudget int
+
+	undo       []undoRecord
+	frames     []int64
+	memUndo    []memWord
+	procSpawns []int32   // per proc: spawns so far in this execution (for names)
+	freeThread []*Thread // recycled thread objects
+}
+
+// DefaultLocalBudget is the default bound on local instructions between
+// two visible steps of a thread.
+const DefaultLocalBudget = 50_000_000
+
+// NewMachine returns a machine in the initial state of prog: shared memory
+// initialised and every declared thread advanced to its first visible step.
+func NewMachine(prog *Program) *Machine {
+	m := &Machine{
+		Prog:        prog,
+		Mem:         append([]int64(nil), prog.Init...),
+		LocalBudget: DefaultLocalBudget,
+		procSpawns:  make([]int32, len(prog.Procs)),
+	}
+	for _, spec := range prog.Threads {
+		body := prog.Bodies[spec.Body]
+		t := &Thread{
+			Body: body, Frame: append([]int64(nil), body.Frame...),
+			Parent: -1, Proc: -1, Name: spec.Name,
+		}
+		copy(t.Frame[body.ArgSlot:], spec.Args)
+		m.Threads = append(m.Threads, t)
+	}
+	for i := range m.Threads {
+		m.runLocal(int32(i))
+	}
+	return m
+}
+
+// Depth is the number of steps executed (and not undone).
+func (m *Machine) Depth() int { return len(m.undo) }
+
+// Enabled reports whether thread t can make a step now.
+func (m *Machine) Enabled(t int) bool {
+	th := m.Threads[t]
+	switch th.Status {
+	case Finished:
+		return false
+	case Failing:
+		return true
+	}
+	in := th.Body.Code[th.PC]
+	switch in.Op {
+	case OpLock:
+		owner := m.Mem[th.Frame[in.B]]
+		return owner == 0 || owner == int64(t)+1 // re-locking is a runtime error, which is a step
+	case OpJoin:
+		tid := th.Frame[in.B]
+		if tid <= 0 || tid > int64(len(m.Threads)) || tid == int64(t)+1 {
+			return tid != int64(t)+1 // an invalid tid is a runtime error; joining oneself blocks forever
+		}
+		return m.Threads[tid-1].Status == Finished
+	}
+	return true
+}
+
+// Peek describes the step thread t would make next without making it: its
+// kind and location (for atomic blocks, only the kind is known in advance).
+func (m *Machine) Peek(t int) (EventKind, int32) {
+	th := m.Threads[t]
+	if th.Status == Failing {
+		return EvStop, -1
+	}
+	in := th.Body.Code[th.PC]
+	switch in.Op {
+	case OpLoad:
+		return EvRead, int32(th.Frame[in.B])
+	case OpStore:
+		return EvWrite, int32(th.Frame[in.B])
+	case OpLock:
+		return EvLock, int32(th.Frame[in.B])
+	case OpUnlock:
+		return EvUnlock, int32(th.Frame[in.B])
+	case OpSpawn:
+		return EvSpawn, -1
+	case OpJoin:
+		return EvJoin, int32(th.Frame[in.B] - 1)
+	case OpAtomic:
+		return EvAtomic, -1
+	}
+	return EvStop, -1
+}
+
+// Step executes the next visible step of thread t (which must be enabled
+// and not finished), then runs t's local computation up to its following
+// visible step, and fills ev. It returns false if the step stopped the
+// execution (ev.Stop says why).
+func (m *Machine) Step(t int, ev *Event) bool {
+	th := m.Threads[t]
+	rec := undoRecord{
+		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
+		spawned: th.spawned, frameLo: len(m.frames), memLo: len(m.memUndo), procCnt: -1,
+	}
+	m.frames = append(m.frames, th.Frame...)
+	accBuf := ev.Acc[:0]
+	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
+	th.Steps++
+	if th.Status == Failing {
+		ev.Kind = EvStop
+		ev.Stop = th.fail.kind
+		ev.PC = th.fail.pc
+		ev.Message = th.fail.msg
+		m.undo = append(m.undo, rec)
+		return false
+	}
+	in := th.Body.Code[th.PC]
+	ok := true
+	switch in.Op {
+	case OpLoad:
+		loc := th.Frame[in.B]
+		ev.Kind, ev.Loc = EvRead, int32(loc)
+		v := m.Mem[loc]
+		th.Frame[in.A] = v
+		ev.Value = v
+	case OpStore:
+		loc := th.Frame[in.B]
+		v := th.Frame[in.A]
+		ev.Kind, ev.Loc, ev.Value = EvWrite, int32(loc), v
+		m.write(int32(loc), v)
+	case OpLock:
+		loc := th.Frame[in.B]
+		ev.Kind, ev.Loc = EvLock, int32(loc)
+		if m.Mem[loc] == int64(t)+1 {
+			ev.Stop, ev.Message = StopRuntimeError, "lock of mutex "+m.Prog.Locations[loc].Name+" already held by this thread"
+			ok = false
+		} else {
+			m.write(int32(loc), int64(t)+1)
+		}
+	case OpUnlock:
+		loc := th.Frame[in.B]
+		ev.Kind, ev.Loc = EvUnlock, int32(loc)
+		if m.Mem[loc] != int64(t)+1 {
+			msg := "unlock of mutex " + m.Prog.Locations[loc].Name + " that is not locked"
+			if m.Mem[loc] != 0 {
+				msg = "unlock of mutex " + m.Prog.Locations[loc].Name + " held by " + m.Threads[m.Mem[loc]-1].Name
+			}
+			ev.Stop, ev.Message = StopRuntimeError, msg
+			ok = false
+		} else {
+			m.write(int32(loc), 0)
+		}
+	case OpSpawn:
+		child := m.spawn(int32(t), in)
+		rec.newChild = true
+		rec.procCnt = in.C
+		ev.Kind, ev.Loc = EvSpawn, child
+		th.Frame[in.A] = int64(child) + 1
+		ev.Value = int64(child) + 1
+	case OpJoin:
+		tid := th.Frame[in.B]
+		ev.Kind, ev.Loc = EvJoin, int32(tid-1)
+		if tid <= 0 || tid > int64(len(m.Threads)) {
+			ev.Stop, ev.Message = StopRuntimeError, "join of an invalid thread handle ("+strconv.FormatInt(tid, 10)+")"
+			ok = false
+		}
+	case OpAtomic:
+		ev.Kind = EvAtomic
+		ev.Acc = accBuf
+		ok = m.runAtomic(th, ev)
+	default:
+		panic(fmt.Sprintf("engine: thread %s at pc %d is not at a visible step (%s)", th.Name, th.PC, in.Op))
+	}
+	m.undo = append(m.undo, rec)
+	if !ok {
+		return false
+	}
+	if in.Op != OpAtomic {
+		th.PC++
+	}
+	m.runLocal(int32(t))
+	if th.Status == Finished {
+		ev.Finished = true
+	}
+	return true
+}
+
+func (m *Machine) write(loc int32, v int64) {
+	m.memUndo = append(m.memUndo, memWord{loc, m.Mem[loc]})
+	m.Mem[loc] = v
+}
+
+// spawn creates the thread of an OpSpawn and runs it to its first visible
+// step. It returns the new thread's index.
+func (m *Machine) spawn(parent int32, in Instr) int32 {
+	pt := m.Threads[parent]
+	body := m.Prog.Bodies[m.Prog.Procs[in.C]]
+	var t *Thread
+	if n := len(m.freeThread); n > 0 {
+		t = m.freeThread[n-1]
+		m.freeThread = m.freeThread[:n-1]
+		frame := append(t.Frame[:0], body.Frame...)
+		*t = Thread{Frame: frame}
+	} else {
+		t = &Thread{Frame: append([]int64(nil), body.Frame...)}
+	}
+	t.Body = body
+	t.Parent = parent
+	t.SpawnIndex = pt.spawned
+	t.Proc = in.C
+	pt.spawned++
+	copy(t.Frame[:body.NumParams], pt.Frame[in.B:int(in.B)+body.NumParams])
+	k := m.procSpawns[in.C]
+	m.procSpawns[in.C]++
+	t.Name = body.Name + "#" + strconv.Itoa(int(k))
+	m.Threads = append(m.Threads, t)
+	idx := int32(len(m.Threads) - 1)
+	m.runLocal(idx)
+	return idx
+}
+
+// Undo reverts the last step.
+func (m *Machine) Undo() {
+	n := len(m.undo) - 1
+	rec := &m.undo[n]
+	if rec.newChild {
+		last := len(m.Threads) - 1
+		m.freeThread = append(m.freeThread, m.Threads[last])
+		m.Threads = m.Threads[:last]
+		m.procSpawns[rec.procCnt]--
+	}
+	for i := len(m.memUndo) - 1; i >= rec.memLo; i-- {
+		w := m.memUndo[i]
+		m.Mem[w.loc] = w.old
+	}
+	m.memUndo = m.memUndo[:rec.memLo]
+	th := m.Threads[rec.thread]
+	copy(th.Frame, m.frames[rec.frameLo:])
+	m.frames = m.frames[:rec.frameLo]
+	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
+	m.undo = m.undo[:n]
+}
+
+// UndoTo reverts steps until Depth() == depth.
+func (m *Machine) UndoTo(depth int) {
+	for len(m.undo) > depth {
+		m.Undo()
+	}
+}
+
+// runAtomic executes an atomic block from the thread's pc (an OpAtomic)
+// to the OpAtomicEnd that leaves it, recording every shared access in
+// ev.Acc, and leaves the thread at the instruction the block continues
+// with. It returns false if the block stopped the execution.
+func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
+	code := th.Body.Code
+	frame := th.Frame
+	th.PC++
+	budget := m.LocalBudget
+	for {
+		in := code[th.PC]
+		switch in.Op {
+		case OpLoad:
+			loc := frame[in.B]
+			v := m.Mem[loc]
+			frame[in.A] = v
+			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Value: v})
+			th.PC++
+		case OpStore:
+			loc := frame[in.B]
+			v := frame[in.A]
+			m.write(int32(loc), v)
+			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Write: true, Value: v})
+			th.PC++
+		case OpAtomicEnd:
+			th.PC = in.A
+			return true
+		default:
+			if m.exec(th, &budget) {
+				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
+				return false
+			}
+			if op := code[th.PC].Op; op != OpLoad && op != OpStore && op != OpAtomicEnd {
+				panic(fmt.Sprintf("engine: %s inside an atomic block of %s (pc %d)", op, th.Name, th.PC))
+			}
+		}
+	}
+}
+
+// runLocal runs thread t's invisible computation until it reaches a
+// visible instruction, ends, or fails.
+func (m *Machine) runLocal(t int32) {
+	th := m.Threads[t]
+	budget := m.LocalBudget
+	for {
+		op := th.Body.Code[th.PC].Op
+		if op.IsVisible() {
+			th.Status = Ready
+			return
+		}
+		if op == OpEnd {
+			th.Status = Finished
+			return
+		}
+		if op == OpAtomicEnd { // only reachable through a lowering bug; keep going
+			th.PC = th.Body.Code[th.PC].A
+			continue
+		}
+		if m.exec(th, &budget) {
+			th.Status = Failing
+			return
+		}
+		// exec runs a whole stretch of local code; loop to classify where it stopped.
+	}
+}
+
+// exec runs local instructions of th from its pc until a visible
+// instruction, OpEnd, or OpAtomicEnd is reached (it executes at least one
+// instruction). It returns true if the thread failed, with th.fail set.
+func (m *Machine) exec(th *Thread, budget *int) bool {
+	code := th.Body.Code
+	f := th.Frame
+	pc := th.PC
+	n := *budget
+	for {
+		if n <= 0 {
+			th.PC = pc
+			th.fail = failure{StopStepBound, pc, "thread " + th.Name + " ran " + strconv.Itoa(m.LocalBudget) + " local instructions without a visible step (an infinite local loop?)"}
+			*budget = n
+			return true
+		}
+		n--
+		in := code[pc]
+		switch in.Op {
+		case OpNop:
+		case OpMov:
+			f[in.A] = f[in.B]
+		case OpAdd:
+			a, b := f[in.B], f[in.C]
+			r := a + b
+			if (r > a) != (b > 0) {
+				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" + "+strconv.FormatInt(b, 10))
+			}
+			f[in.A] = r
+		case OpSub:
+			a, b := f[in.B], f[in.C]
+			r := a - b
+			if (r < a) != (b > 0) {
+				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" - "+strconv.FormatInt(b, 10))
+			}
+			f[in.A] = r
+		case OpMul:
+			a, b := f[in.B], f[in.C]
+			r := a * b
+			if a != 0 && (r/a != b || (a == -1 && b == math.MinInt64)) {
+				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" * "+strconv.FormatInt(b, 10))
+			}
+			f[in.A] = r
+		case OpDiv, OpMod:
+			a, b := f[in.B], f[in.C]
+			if b == 0 {
+				what := "division by zero"
+				if in.Op == OpMod {
+					what = "modulo by zero"
+				}
+				return m.fail(th, pc, n, budget, StopRuntimeError, what)
+			}
+			if a == math.MinInt64 && b == -1 {
+				if in.Op == OpDiv {
+					return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" / -1")
+				}
+				f[in.A] = 0
+			} else if in.Op == OpDiv {
+				f[in.A] = a / b
+			} else {
+				f[in.A] = a % b
+			}
+		case OpNeg:
+			a := f[in.B]
+			if a == math.MinInt64 {
+				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in -("+strconv.FormatInt(a, 10)+")")
+			}
+			f[in.A] = -a
+		case OpNot:
+			f[in.A] = 1 - f[in.B]
+		case OpEq:
+			f[in.A] = b2i(f[in.B] == f[in.C])
+		case OpNe:
+			f[in.A] = b2i(f[in.B] != f[in.C])
+		case OpLt:
+			f[in.A] = b2i(f[in.B] < f[in.C])
+		case OpLe:
+			f[in.A] = b2i(f[in.B] <= f[in.C])
+		case OpAddI:
+			f[in.A] = f[in.B] + int64(in.C)
+		case OpMulI:
+			f[in.A] = f[in.B] * int64(in.C)
+		case OpJmp:
+			pc = in.A
+			continue
+		case OpJz:
+			if f[in.B] == 0 {
+				pc = in.A
+				continue
+			}
+		case OpJnz:
+			if f[in.B] != 0 {
+				pc = in.A
+				continue
+			}
+		case OpJge:
+			if f[in.B] >= f[in.C] {
+				pc = in.A
+				continue
+			}
+		case OpCheck:
+			if i := f[in.B]; i < 0 || i >= int64(in.C) {
+				return m.fail(th, pc, n, budget, StopRuntimeError, "index "+strconv.FormatInt(i, 10)+" out of range [0, "+strconv.Itoa(int(in.C))+")")
+			}
+		case OpLdx:
+			f[in.A] = f[int64(in.C)+f[in.B]]
+		case OpStx:
+			f[int64(in.C)+f[in.B]] = f[in.A]
+		case OpAssert:
+			if f[in.B] == 0 {
+				msg := "assertion failed"
+				if in.C >= 0 {
+					msg = th.Body.Messages[in.C]
+				}
+				return m.fail(th, pc, n, budget, StopAssertion, msg)
+			}
+		case OpAssume:
+			if f[in.B] == 0 {
+				return m.fail(th, pc, n, budget, StopAssume, "assumption does not hold")
+			}
+		default:
+			// Visible instruction, OpEnd or OpAtomicEnd: stop here.
+			th.PC = pc
+			*budget = n
+			return false
+		}
+		pc++
+	}
+}
+
+func (m *Machine) fail(th *Thread, pc int32, n int, budget *int, kind StopKind, msg string) bool {
+	th.PC = pc
+	th.fail = failure{kind, pc, msg}
+	*budget = n
+	return true
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
