@@ -1,0 +1,1005 @@
+package grammar
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"weft/source"
+)
+
+// Diagnostic codes of the parser (the lexer's are in scanner.go).
+const (
+	CodeReservedKeyword = "reserved-keyword"
+	CodeNestingTooDeep  = "nesting-too-deep"
+)
+
+// MaxNesting is how deeply blocks, parentheses, index brackets, unary
+// operators, array types and initialiser lists may nest. Deeper input is
+// reported with code nesting-too-deep and the rest of the file is skipped,
+// so that no input can exhaust the stack.
+const MaxNesting = 1000
+
+// ParseFile parses one Weft source file. It never fails and never panics:
+// whatever src holds, it returns a tree (with Bad… nodes and empty names
+// where the text could not be parsed) and the lexical and syntax errors
+// found, in source order, at most one per line. filename is not used for
+// positions; it is accepted so that callers can keep one signature.
+//
+// Where a closing token (`)`, `]`, `}`) is missing, its position field is
+// set to the start of the last character of the token before, so that the
+// node's End (one byte further) is the end of its last real token and
+// stays inside the file. (If that character is not ASCII, End falls inside
+// it, at the offset whose line and column source.File.Pos gives as just
+// after it, for characters outside the BMP one UTF-16 unit short.)
+// A missing name, expression or type is a zero-width Ident (Name "") or
+// BadExpr at the end of the token before.
+func ParseFile(filename string, src []byte) (*File, []source.Diagnostic) {
+	_ = filename
+	p := &parser{sc: NewScanner(src)}
+	p.next()
+	f := p.parseFile()
+	// Errors come in source order (a token read ahead can report a
+	// lexical error before the parser reports one on the token before).
+	sort.SliceStable(p.diags, func(i, j int) bool {
+		return p.diags[i].Range.Start.Offset < p.diags[j].Range.Start.Offset
+	})
+	return f, p.diags
+}
+
+type parser struct {
+	sc    *Scanner
+	scErr int // scanner errors already taken over
+
+	tok     Token // current token (never a COMMENT)
+	prev    Token // last consumed token other than an inserted semicolon
+	hasPrev bool
+	ahead   []Token // tokens read by peek, not yet current
+
+	comments []*Comment
+
+	diags    []source.Diagnostic
+	attempts int // errors reported, including those dropped as same-line
+	errLines map[int]bool
+
+	depth    int
+	bailed   bool   // nesting too deep: the rest of the file is skipped
+	eofQuiet bool   // an unterminated comment already explains the EOF
+	declCol  int    // column of the current top-level declaration keyword
+	bodyKind string // "thread" or "proc": the body being parsed
+	started  bool   // next has been called once
+}
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+// read returns the next non-comment token from the scanner, collecting
+// comments and lexical errors.
+func (p *parser) read() Token {
+	for {
+		t := p.sc.Next()
+		if errs := p.sc.errs; len(errs) > p.scErr {
+			for _, d := range errs[p.scErr:] {
+				if d.Code == CodeUnterminatedComment {
+					p.eofQuiet = true
+				}
+				p.report(d)
+			}
+			p.scErr = len(errs)
+		}
+		if t.Kind == COMMENT {
+			p.comments = append(p.comments, &Comment{Start: t.Pos, Stop: t.End, Text: t.Text})
+			continue
+		}
+		return t
+	}
+}
+
+// next consumes the current token. At the end of the file it stays on EOF.
+func (p *parser) next() {
+	if p.started {
+		if p.tok.Kind == EOF {
+			return
+		}
+		if !p.isNewline() {
+			p.prev = p.tok
+			p.hasPrev = true
+		}
+	}
+	p.started = true
+	if len(p.ahead) > 0 {
+		p.tok = p.ahead[0]
+		p.ahead = p.ahead[1:]
+		return
+	}
+	p.tok = p.read()
+}
+
+// peek returns the token after the current one.
+func (p *parser) peek() Token {
+	if len(p.ahead) == 0 {
+		if p.tok.Kind == EOF {
+			return p.tok
+		}
+		p.ahead = append(p.ahead, p.read())
+	}
+	return p.ahead[0]
+}
+
+func (p *parser) isNewline() bool { return p.tok.Kind == SEMICOLON && p.tok.Text == "\n" }
+
+// lastEnd is the end of the last consumed token: where a missing name or
+// expression is placed.
+func (p *parser) lastEnd() source.Pos {
+	if p.hasPrev {
+		return p.prev.End
+	}
+	return p.tok.Pos
+}
+
+// closerPos is the position given to a missing closing token: the start of
+// the last character of the previous token, so that advance(pos, 1), which
+// the tree uses for End, does not go past that token.
+func (p *parser) closerPos() source.Pos {
+	if !p.hasPrev || p.prev.Text == "" {
+		return p.tok.Pos
+	}
+	t := p.prev
+	r, size := utf8.DecodeLastRuneInString(t.Text)
+	w := 1
+	if r >= 0x10000 {
+		w = 2
+	}
+	return source.Pos{Offset: t.End.Offset - size, Line: t.End.Line, Col: t.End.Col - w}
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+func (p *parser) report(d source.Diagnostic) {
+	p.attempts++
+	if p.bailed {
+		return
+	}
+	line := d.Range.Start.Line
+	if n := len(p.diags); n > 0 && p.diags[n-1].Range.Start.Line == line || p.errLines[line] {
+		return // at most one error per line
+	}
+	if p.errLines == nil {
+		p.errLines = make(map[int]bool)
+	}
+	p.errLines[line] = true
+	p.diags = append(p.diags, d)
+}
+
+// errorAt reports an error on token t.
+func (p *parser) errorAt(t Token, code, format string, args ...any) {
+	if t.Kind == EOF && p.eofQuiet {
+		p.attempts++
+		return
+	}
+	p.report(source.Diagnostic{
+		Range:    source.Range{Start: t.Pos, End: t.End},
+		Severity: source.Error,
+		Code:     code,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (p *parser) errorf(format string, args ...any) {
+	p.errorAt(p.tok, CodeSyntaxError, format, args...)
+}
+
+// expected reports "expected WHAT, found TOKEN" at the current token.
+func (p *parser) expected(what string) {
+	p.errorf("expected %s, found %s", what, tokenDesc(p.tok))
+}
+
+// tokenDesc names a token for a message.
+func tokenDesc(t Token) string {
+	switch t.Kind {
+	case EOF:
+		return "end of file"
+	case SEMICOLON:
+		if t.Text == "\n" {
+			return "newline"
+		}
+		return "';'"
+	case STRING:
+		return "string " + shortenText(t.Text)
+	case ILLEGAL:
+		return strconv.Quote(shortenText(t.Text))
+	case IDENT, INT:
+		return "'" + shortenText(t.Text) + "'"
+	}
+	return "'" + t.Kind.String() + "'"
+}
+
+func shortenText(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	cut := 20
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// expect consumes a token of kind k, or reports it missing without
+// consuming anything.
+func (p *parser) expect(k Kind) {
+	if p.tok.Kind == k {
+		p.next()
+		return
+	}
+	p.expected("'" + k.String() + "'")
+}
+
+// expectClosing consumes the closing token k and returns its position; if
+// it is missing it reports it and returns closerPos.
+func (p *parser) expectClosing(k Kind) source.Pos {
+	if p.tok.Kind == k {
+		pos := p.tok.Pos
+		p.next()
+		return pos
+	}
+	p.expected("'" + k.String() + "'")
+	return p.closerPos()
+}
+
+// enter counts one level of nesting; it returns false (after reporting
+// the error and skipping the rest of the file) when the limit is passed.
+// Callers must call p.depth-- when they leave, whatever enter returned.
+func (p *parser) enter() bool {
+	p.depth++
+	if p.depth <= MaxNesting {
+		return true
+	}
+	if !p.bailed {
+		p.errorAt(p.tok, CodeNestingTooDeep,
+			"nesting too deep: more than %d nested blocks, parentheses, brackets or operators", MaxNesting)
+		p.bailed = true
+		for p.tok.Kind != EOF {
+			p.next()
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------------------
+// Synchronisation
+
+func kindStartsStmt(k Kind) bool {
+	switch k {
+	case VAR, LOCK, UNLOCK, SPAWN, JOIN, RETURN, ASSERT, ASSUME, ATOMIC,
+		IF, WHILE, FOR, BREAK, CONTINUE:
+		return true
+	}
+	return false
+}
+
+// syncDecl skips to the next top-level declaration keyword: const, thread
+// and proc wherever they are, var when not inside braces (where it would
+// declare a local).
+func (p *parser) syncDecl() {
+	depth := 0
+	for {
+		switch p.tok.Kind {
+		case EOF, CONST, THREAD, PROC:
+			return
+		case VAR:
+			if depth == 0 {
+				return
+			}
+		case LBRACE:
+			depth++
+		case RBRACE:
+			if depth > 0 {
+				depth--
+			}
+		}
+		p.next()
+	}
+}
+
+// closesBlock reports whether the current token is a declaration keyword
+// that is not indented more than the declaration being parsed: the body
+// before it is taken to lack its closing brace.
+func (p *parser) closesBlock() bool {
+	switch p.tok.Kind {
+	case CONST, THREAD, PROC:
+		return p.tok.Pos.Col <= p.declCol
+	}
+	return false
+}
+
+// syncStmt skips to the end of the current statement: a semicolon or
+// newline, the `}` that closes the block, or a keyword that starts a
+// statement, with braces in between skipped as a whole.
+func (p *parser) syncStmt() {
+	depth := 0
+	for {
+		k := p.tok.Kind
+		switch {
+		case k == EOF || p.closesBlock():
+			return
+		case k == LBRACE:
+			depth++
+		case k == RBRACE:
+			if depth == 0 {
+				return
+			}
+			depth--
+		case depth == 0 && (k == SEMICOLON || kindStartsStmt(k)):
+			return
+		}
+		p.next()
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Declarations
+
+func (p *parser) parseFile() *File {
+	f := &File{}
+	for p.tok.Kind != EOF {
+		if p.tok.Kind == SEMICOLON {
+			p.next()
+			continue
+		}
+		before := p.tok.Pos.Offset
+		f.Decls = append(f.Decls, p.parseDecl())
+		if p.tok.Pos.Offset == before && p.tok.Kind != EOF {
+			p.next() // cannot happen; never loop forever
+		}
+	}
+	f.Comments = p.comments
+	f.EOF = p.tok.Pos
+	return f
+}
+
+func (p *parser) parseDecl() Decl {
+	start := p.tok
+	p.declCol = start.Pos.Col
+	n0 := p.attempts
+	var d Decl
+	switch start.Kind {
+	case CONST:
+		d = p.parseConstDecl()
+	case VAR:
+		d = p.parseVarDecl()
+	case THREAD:
+		p.bodyKind = "thread"
+		d = p.parseThreadDecl()
+	case PROC:
+		p.bodyKind = "proc"
+		d = p.parseProcDecl()
+	default:
+		if kindStartsStmt(start.Kind) || start.Kind == IDENT {
+			p.errorf("expected declaration (const, var, thread or proc), found %s: statements belong inside a thread or proc body", tokenDesc(start))
+		} else if start.Kind.IsReserved() {
+			p.errorAt(start, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", start.Text)
+		} else {
+			p.expected("declaration (const, var, thread or proc)")
+		}
+		p.next()
+		p.syncDecl()
+		return &BadDecl{From: start.Pos, To: p.lastEnd()}
+	}
+	switch p.tok.Kind {
+	case SEMICOLON:
+		p.next()
+	case EOF:
+	default:
+		if p.attempts == n0 {
+			p.expected("newline or ';' after declaration")
+		}
+		p.syncDecl()
+	}
+	return d
+}
+
+func (p *parser) parseConstDecl() *ConstDecl {
+	d := &ConstDecl{Const: p.tok.Pos}
+	p.next()
+	d.Name = p.parseIdent("constant name")
+	if p.tok.Kind == ASSIGN {
+		p.next()
+		d.Value = p.parseExpr()
+	} else {
+		p.expected("'='")
+		if p.exprStart() {
+			d.Value = p.parseExpr()
+		} else {
+			d.Value = p.badExpr()
+		}
+	}
+	return d
+}
+
+func (p *parser) parseVarDecl() *VarDecl {
+	d := &VarDecl{Var: p.tok.Pos, Atomic: source.NoPos}
+	p.next()
+	d.Name = p.parseIdent("variable name")
+	if p.tok.Kind == ATOMIC {
+		d.Atomic = p.tok.Pos
+		p.next()
+	}
+	d.Type = p.parseType()
+	if p.tok.Kind == ASSIGN {
+		p.next()
+		switch p.tok.Kind {
+		case LBRACE:
+			d.Init = p.parseInitList()
+		case SPAWN:
+			d.Init = p.parseSpawnExpr()
+		default:
+			d.Init = p.parseExpr()
+		}
+	}
+	return d
+}
+
+func (p *parser) parseThreadDecl() *ThreadDecl {
+	d := &ThreadDecl{Thread: p.tok.Pos}
+	p.next()
+	d.Name = p.parseIdent("thread name")
+	if p.tok.Kind == LBRACK {
+		p.next()
+		d.Index = p.parseIdent("index name")
+		if p.tok.Kind == IN {
+			p.next()
+		} else {
+			p.expected("'in' (thread NAME[I in LO..HI])")
+		}
+		d.Lo = p.parseExpr()
+		p.expect(RANGE)
+		d.Hi = p.parseExpr()
+		p.expectClosing(RBRACK)
+	}
+	d.Body = p.parseBlock()
+	return d
+}
+
+func (p *parser) parseProcDecl() *ProcDecl {
+	d := &ProcDecl{Proc: p.tok.Pos}
+	p.next()
+	d.Name = p.parseIdent("proc name")
+	if p.tok.Kind != LPAREN {
+		p.expected("'(' and the parameters")
+		d.Rparen = p.closerPos()
+	} else {
+		p.next()
+		for p.tok.Kind == IDENT || p.tok.Kind.IsReserved() {
+			prm := &Param{Name: p.parseIdent("parameter name")}
+			prm.Type = p.parseType()
+			d.Params = append(d.Params, prm)
+			if p.tok.Kind != COMMA {
+				break
+			}
+			p.next()
+		}
+		switch {
+		case p.tok.Kind == RPAREN:
+			d.Rparen = p.tok.Pos
+			p.next()
+		case p.prev.Kind == LPAREN || p.prev.Kind == COMMA:
+			p.expected("parameter name or ')'")
+			d.Rparen = p.closerPos()
+		default:
+			p.expected("',' or ')'")
+			d.Rparen = p.closerPos()
+		}
+	}
+	d.Body = p.parseBlock()
+	return d
+}
+
+// parseIdent parses a name. A reserved keyword is reported and taken as the
+// name; anything else leaves an empty Ident at the end of the previous
+// token.
+func (p *parser) parseIdent(what string) *Ident {
+	t := p.tok
+	switch {
+	case t.Kind == IDENT:
+	case t.Kind.IsReserved():
+		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
+	case t.Kind.IsKeyword():
+		p.errorf("expected %s, found keyword %s", what, tokenDesc(t))
+		return p.emptyIdent()
+	default:
+		p.expected(what)
+		return p.emptyIdent()
+	}
+	p.next()
+	return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+}
+
+func (p *parser) emptyIdent() *Ident {
+	pos := p.lastEnd()
+	return &Ident{NamePos: pos, EndPos: pos}
+}
+
+func (p *parser) badExpr() *BadExpr {
+	pos := p.lastEnd()
+	return &BadExpr{From: pos, To: pos}
+}
+
+// ---------------------------------------------------------------------------
+// Types
+
+func (p *parser) parseType() TypeExpr {
+	t := p.tok
+	switch {
+	case INT_TYPE <= t.Kind && t.Kind <= TID_TYPE:
+		p.next()
+		return &NamedType{NamePos: t.Pos, Kind: t.Kind}
+	case t.Kind == LBRACK:
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr()
+		}
+		a := &ArrayType{Lbrack: t.Pos}
+		p.next()
+		if p.tok.Kind == RBRACK {
+			p.expected("array length")
+			a.Len = p.badExpr()
+		} else {
+			a.Len = p.parseExpr()
+		}
+		p.expectClosing(RBRACK)
+		a.Elem = p.parseType()
+		return a
+	case t.Kind.IsReserved():
+		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
+		p.next()
+		return &BadExpr{From: t.Pos, To: t.End}
+	case t.Kind == IDENT:
+		p.errorf("unknown type %s: the types are int, bool, mutex, tid and arrays [N]T", tokenDesc(t))
+		p.next()
+		return &BadExpr{From: t.Pos, To: t.End}
+	}
+	p.expected("type (int, bool, mutex, tid or [N]T)")
+	return p.badExpr()
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+// parseBlock parses `{ statements }`. If the `{` is missing it looks for
+// one later on the same line (or at the start of the next one); failing
+// that it returns an empty block.
+func (p *parser) parseBlock() *Block {
+	defer func() { p.depth-- }()
+	if !p.enter() {
+		pos := p.closerPos()
+		return &Block{Lbrace: pos, Rbrace: pos}
+	}
+	if p.tok.Kind != LBRACE {
+		p.expected("'{'")
+		if p.isNewline() && p.peek().Kind == LBRACE {
+			p.next()
+		} else {
+			for p.tok.Kind != LBRACE && p.tok.Kind != SEMICOLON && p.tok.Kind != RBRACE &&
+				p.tok.Kind != EOF && !p.closesBlock() {
+				p.next()
+			}
+		}
+		if p.tok.Kind != LBRACE {
+			pos := p.closerPos()
+			return &Block{Lbrace: pos, Rbrace: pos}
+		}
+	}
+	b := &Block{Lbrace: p.tok.Pos}
+	p.next()
+	b.Stmts = p.parseStmtList()
+	b.Rbrace = p.expectClosing(RBRACE)
+	return b
+}
+
+func (p *parser) parseStmtList() []Stmt {
+	var list []Stmt
+	for p.tok.Kind != RBRACE && p.tok.Kind != EOF && !p.closesBlock() {
+		if p.tok.Kind == SEMICOLON {
+			p.next()
+			continue
+		}
+		before := p.tok.Pos.Offset
+		n0 := p.attempts
+		list = append(list, p.parseStmt())
+		switch {
+		case p.tok.Kind == SEMICOLON:
+			p.next()
+		case p.tok.Kind == RBRACE || p.tok.Kind == EOF || p.closesBlock():
+		default:
+			if p.attempts == n0 {
+				p.expected("newline or ';' after statement")
+			}
+			p.syncStmt()
+		}
+		if p.tok.Pos.Offset == before && p.tok.Kind != EOF && p.tok.Kind != RBRACE && !p.closesBlock() {
+			p.next() // never loop forever
+		}
+	}
+	return list
+}
+
+func (p *parser) parseStmt() Stmt {
+	t := p.tok
+	switch t.Kind {
+	case VAR:
+		return &DeclStmt{Decl: p.parseVarDecl()}
+	case LOCK, UNLOCK:
+		return p.parseLockStmt()
+	case SPAWN:
+		return &SpawnStmt{Call: p.parseSpawnExpr()}
+	case JOIN:
+		p.next()
+		return &JoinStmt{Join: t.Pos, Thread: p.parseExpr()}
+	case RETURN:
+		p.next()
+		if p.exprStart() {
+			p.errorf("'return' takes no value: it ends the thread")
+		}
+		return &ReturnStmt{Return: t.Pos}
+	case ASSERT:
+		return p.parseAssertStmt()
+	case ASSUME:
+		p.next()
+		return &AssumeStmt{Assume: t.Pos, Cond: p.parseExpr()}
+	case IF:
+		return p.parseIfStmt()
+	case WHILE:
+		p.next()
+		s := &WhileStmt{While: t.Pos, Cond: p.parseExpr()}
+		s.Body = p.parseBlock()
+		return s
+	case FOR:
+		return p.parseForStmt()
+	case BREAK, CONTINUE:
+		p.next()
+		return &BranchStmt{TokPos: t.Pos, Tok: t.Kind}
+	case ATOMIC:
+		p.next()
+		return &AtomicStmt{Atomic: t.Pos, Body: p.parseBlock()}
+	case LBRACE:
+		p.errorf("unexpected '{': a block may only follow if, else, while, for or atomic")
+		b := p.parseBlock()
+		return &BadStmt{From: t.Pos, To: b.End()}
+	case CONST, THREAD, PROC:
+		// Indented more than the enclosing declaration: a declaration
+		// written inside a body. Parse it whole so that its body's braces
+		// do not end ours.
+		what := map[Kind]string{CONST: "constants", THREAD: "threads", PROC: "procs"}[t.Kind]
+		p.errorf("'%s' declaration inside a %s body: %s are declared at top level", t.Text, p.bodyKind, what)
+		switch t.Kind {
+		case CONST:
+			p.parseConstDecl()
+		case THREAD:
+			p.parseThreadDecl()
+		default:
+			p.parseProcDecl()
+		}
+		return &BadStmt{From: t.Pos, To: p.lastEnd()}
+	case ELSE:
+		p.errorf("'else' must follow the '}' of its if on the same line")
+		p.next()
+		switch p.tok.Kind {
+		case IF:
+			p.parseIfStmt()
+		case LBRACE:
+			p.parseBlock()
+		}
+		return &BadStmt{From: t.Pos, To: p.lastEnd()}
+	}
+	if p.exprStart() {
+		return p.parseSimpleStmt()
+	}
+	p.expected("statement")
+	p.next()
+	p.syncStmt()
+	return &BadStmt{From: t.Pos, To: p.lastEnd()}
+}
+
+// exprStart reports whether the current token can start an expression.
+func (p *parser) exprStart() bool { return kindStartsExpr(p.tok.Kind) }
+
+func kindStartsExpr(k Kind) bool {
+	switch k {
+	case IDENT, INT, TRUE, FALSE, LPAREN, SUB, NOT:
+		return true
+	}
+	return k.IsReserved()
+}
+
+func (p *parser) parseSimpleStmt() Stmt {
+	start := p.tok.Pos
+	x := p.parseExpr()
+	switch k := p.tok.Kind; k {
+	case ASSIGN, ADD_ASSIGN, SUB_ASSIGN:
+		s := &AssignStmt{LHS: x, OpPos: p.tok.Pos, Op: k}
+		p.next()
+		if k == ASSIGN && p.tok.Kind == SPAWN {
+			s.RHS = p.parseSpawnExpr()
+		} else {
+			s.RHS = p.parseExpr()
+		}
+		return s
+	case INC, DEC:
+		s := &IncDecStmt{X: x, OpPos: p.tok.Pos, Op: k}
+		p.next()
+		return s
+	case LPAREN:
+		if id, ok := x.(*Ident); ok {
+			p.errorf("unexpected '(' after '%s': Weft has no function calls (use 'spawn %s(…)' to start a proc)", id.Name, id.Name)
+			p.syncStmt()
+			return &BadStmt{From: start, To: p.lastEnd()}
+		}
+	}
+	return &ExprStmt{X: x}
+}
+
+func (p *parser) parseLockStmt() *LockStmt {
+	s := &LockStmt{Keyword: p.tok.Pos, Unlock: p.tok.Kind == UNLOCK}
+	kw := p.tok.Text
+	p.next()
+	if p.tok.Kind != LPAREN {
+		p.errorf("expected '(' after '%s' (%s(M)), found %s", kw, kw, tokenDesc(p.tok))
+		if p.exprStart() {
+			s.Mutex = p.parseExpr()
+		} else {
+			s.Mutex = p.badExpr()
+		}
+		s.Rparen = p.closerPos()
+		return s
+	}
+	p.next()
+	s.Mutex = p.parseExpr()
+	s.Rparen = p.expectClosing(RPAREN)
+	return s
+}
+
+func (p *parser) parseAssertStmt() *AssertStmt {
+	s := &AssertStmt{Assert: p.tok.Pos}
+	p.next()
+	s.Cond = p.parseExpr()
+	if p.tok.Kind == COMMA {
+		p.next()
+		if p.tok.Kind == STRING {
+			s.Message = p.stringLit()
+		} else {
+			p.expected("a string message after ','")
+			if p.exprStart() {
+				p.parseExpr()
+			}
+		}
+	}
+	return s
+}
+
+func (p *parser) stringLit() *StringLit {
+	t := p.tok
+	p.next()
+	return &StringLit{ValuePos: t.Pos, Raw: t.Text, Value: unquoteString(t.Text), EndPos: t.End}
+}
+
+// unquoteString decodes a string literal's text, tolerating the errors
+// that the scanner has already reported (a missing closing quote, unknown
+// escapes, which are kept as written).
+func unquoteString(raw string) string {
+	s := strings.TrimPrefix(raw, `"`)
+	if !strings.ContainsAny(s, `\"`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			return b.String() // the closing quote
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case '"', '\\':
+				b.WriteByte(s[i])
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func (p *parser) parseIfStmt() *IfStmt {
+	first := &IfStmt{If: p.tok.Pos}
+	p.next()
+	first.Cond = p.parseExpr()
+	first.Then = p.parseBlock()
+	// else-if chains are built in a loop, not by recursion.
+	cur := first
+	for p.tok.Kind == ELSE {
+		elsePos := p.tok.Pos
+		p.next()
+		switch p.tok.Kind {
+		case IF:
+			s := &IfStmt{If: p.tok.Pos}
+			p.next()
+			s.Cond = p.parseExpr()
+			s.Then = p.parseBlock()
+			cur.Else = s
+			cur = s
+			continue
+		case LBRACE:
+			cur.Else = p.parseBlock()
+		default:
+			p.expected("'if' or '{' after 'else'")
+			cur.Else = &BadStmt{From: elsePos, To: p.lastEnd()}
+		}
+		break
+	}
+	return first
+}
+
+func (p *parser) parseForStmt() *ForStmt {
+	s := &ForStmt{For: p.tok.Pos}
+	p.next()
+	s.Var = p.parseIdent("loop variable")
+	if p.tok.Kind == IN {
+		p.next()
+	} else {
+		p.expected("'in' (for I in LO..HI; use while for a loop on a condition)")
+	}
+	s.Lo = p.parseExpr()
+	p.expect(RANGE)
+	s.Hi = p.parseExpr()
+	s.Body = p.parseBlock()
+	return s
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+func (p *parser) parseExpr() Expr { return p.parseBinaryExpr(1) }
+
+func (p *parser) parseBinaryExpr(prec int) Expr {
+	x := p.parseUnaryExpr()
+	for {
+		op := p.tok
+		oprec := op.Kind.Precedence()
+		if oprec < prec {
+			return x
+		}
+		p.next()
+		y := p.parseBinaryExpr(oprec + 1)
+		x = &BinaryExpr{X: x, OpPos: op.Pos, Op: op.Kind, Y: y}
+	}
+}
+
+func (p *parser) parseUnaryExpr() Expr {
+	if k := p.tok.Kind; k == SUB || k == NOT {
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr()
+		}
+		pos := p.tok.Pos
+		p.next()
+		return &UnaryExpr{OpPos: pos, Op: k, X: p.parseUnaryExpr()}
+	}
+	return p.parsePrimaryExpr()
+}
+
+func (p *parser) parsePrimaryExpr() Expr {
+	x := p.parseOperand()
+	for p.tok.Kind == LBRACK {
+		lbrack := p.tok.Pos
+		ok := p.enter()
+		if !ok {
+			p.depth--
+			return x
+		}
+		p.next()
+		idx := p.parseExpr()
+		p.depth--
+		x = &IndexExpr{X: x, Lbrack: lbrack, Index: idx, Rbrack: p.expectClosing(RBRACK)}
+	}
+	return x
+}
+
+func (p *parser) parseOperand() Expr {
+	t := p.tok
+	switch {
+	case t.Kind == IDENT:
+		p.next()
+		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+	case t.Kind.IsReserved():
+		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
+		p.next()
+		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+	case t.Kind == INT:
+		p.next()
+		return &IntLit{ValuePos: t.Pos, Raw: t.Text, EndPos: t.End}
+	case t.Kind == TRUE || t.Kind == FALSE:
+		p.next()
+		return &BoolLit{ValuePos: t.Pos, Value: t.Kind == TRUE}
+	case t.Kind == LPAREN:
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr()
+		}
+		p.next()
+		x := p.parseExpr()
+		return &ParenExpr{Lparen: t.Pos, X: x, Rparen: p.expectClosing(RPAREN)}
+	case t.Kind == SPAWN:
+		p.errorf("'spawn' may only be a statement, the right-hand side of '=' or a tid variable's initialiser")
+		s := p.parseSpawnExpr()
+		return &BadExpr{From: s.Pos(), To: s.End()}
+	}
+	p.expected("expression")
+	return p.badExpr()
+}
+
+func (p *parser) parseSpawnExpr() *SpawnExpr {
+	s := &SpawnExpr{Spawn: p.tok.Pos}
+	p.next()
+	s.Proc = p.parseIdent("proc name")
+	if p.tok.Kind != LPAREN {
+		p.expected("'(' and the arguments")
+		s.Rparen = p.closerPos()
+		return s
+	}
+	p.next()
+	for p.tok.Kind != RPAREN && p.tok.Kind != EOF && p.tok.Kind != SEMICOLON {
+		s.Args = append(s.Args, p.parseExpr())
+		if p.tok.Kind != COMMA {
+			break
+		}
+		p.next()
+	}
+	s.Rparen = p.expectClosing(RPAREN)
+	return s
+}
+
+// parseInitList parses `{E1, E2, …}`, elements being expressions or nested
+// lists. A trailing comma is allowed (it is needed to end a line inside the
+// list).
+func (p *parser) parseInitList() Expr {
+	defer func() { p.depth-- }()
+	if !p.enter() {
+		return p.badExpr()
+	}
+	l := &InitList{Lbrace: p.tok.Pos}
+	p.next()
+	for p.tok.Kind != RBRACE && p.tok.Kind != EOF {
+		if p.tok.Kind == LBRACE {
+			l.Elems = append(l.Elems, p.parseInitList())
+		} else if p.exprStart() {
+			l.Elems = append(l.Elems, p.parseExpr())
+		} else {
+			break
+		}
+		if p.tok.Kind == COMMA {
+			p.next()
+			continue
+		}
+		// A newline inside the list where a ',' belongs, as Go reports it;
+		// the list goes on if what follows can continue it.
+		if p.isNewline() {
+			if k := p.peek().Kind; k == RBRACE || k == LBRACE || kindStartsExpr(k) {
+				p.errorf("missing ',' before newline in initialiser list")
+				p.next()
+				continue
+			}
+		}
+		break
+	}
+	l.Rbrace = p.expectClosing(RBRACE)
+	return l
+}
