@@ -146,7 +146,11 @@ func (c *clocks) push(ev *Event, numThreads int) {
 	c.sync = append(c.sync, baseSync...)
 	dep, sync := c.depClock(d), c.syncClock(d)
 
-	switch ev.Kind {
+	kind := ev.Kind
+	if ev.Stop != NoStop && (kind == EvLock || kind == EvUnlock || kind == EvJoin) {
+		kind = EvStop // a failed lock, unlock or join did not happen
+	}
+	switch kind {
 	case EvRead:
 		c.access(d, ev.Loc, accRead, false, dep)
 	case EvWrite:
@@ -161,7 +165,7 @@ func (c *clocks) push(ev *Event, numThreads int) {
 	case EvUnlock:
 		c.addAcc(d, ev.Loc, accUnlock, false)
 	case EvJoin:
-		if ev.Stop == NoStop && ev.Loc >= 0 && int(ev.Loc) < len(c.lastEv) {
+		if ev.Loc >= 0 && int(ev.Loc) < len(c.lastEv) {
 			var e int32 = c.lastEv[ev.Loc]
 			if e < 0 {
 				e = c.baseEv[ev.Loc]

@@ -41,6 +41,11 @@ type Options struct {
 	// 100 ms) with the statistics so far.
 	OnProgress       func(Stats)
 	ProgressInterval time.Duration
+	// OnExecution, if set, is called at the end of every execution that
+	// counts in Stats.Executions, with its steps (valid only during the
+	// call) and the machine in its final state. For tests and tools: it
+	// slows the exploration down.
+	OnExecution func(events []Event, m *Machine)
 }
 
 // Stats counts what an exploration did.
@@ -185,6 +190,7 @@ func dependent(a, b *footprint) bool {
 }
 
 type node struct {
+	enabled   tset
 	backtrack tset
 	done      tset
 	sleepSet  tset
@@ -208,6 +214,8 @@ type explorer struct {
 	lastReport  time.Time
 	stopReason  string
 	raceScratch []int32
+	initials    []int32
+	vEvents     []int32
 	checkTick   int
 }
 
@@ -264,6 +272,9 @@ func (x *explorer) cancelled() bool {
 // executionDone counts a finished execution and checks the budget.
 func (x *explorer) executionDone() bool {
 	x.stats.Executions++
+	if x.opts.OnExecution != nil {
+		x.opts.OnExecution(x.evs[:x.clk.depth()], x.m)
+	}
 	if d := x.m.Depth(); d > x.stats.MaxDepth {
 		x.stats.MaxDepth = d
 	}
@@ -367,6 +378,7 @@ func (x *explorer) finish() {
 func (x *explorer) enter(d int) bool {
 	n := x.node(d)
 	nt := len(x.m.Threads)
+	n.enabled.reset(nt)
 	n.backtrack.reset(nt)
 	n.done.reset(nt)
 	n.sleepSet.reset(nt)
@@ -388,6 +400,7 @@ func (x *explorer) enter(d int) bool {
 		if !x.m.Enabled(t) {
 			continue
 		}
+		n.enabled.add(t)
 		anyEnabled = true
 		if x.opts.Algorithm == DFS {
 			n.backtrack.add(t)
@@ -420,6 +433,7 @@ func (x *explorer) enter(d int) bool {
 // pick returns the next thread to explore from n, or -1.
 func (x *explorer) pick(n *node) int32 {
 	for w, bits := range n.backtrack.w {
+		bits &= n.enabled.wordAt(w)
 		bits &^= n.done.wordAt(w) | n.sleepSet.wordAt(w)
 		if bits != 0 {
 			for b := 0; b < 64; b++ {
@@ -449,6 +463,9 @@ func (x *explorer) maximal(d int) {
 			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
 		}
 		sort.Strings(keys)
+		if x.opts.Algorithm == SDPOR {
+			x.addBlockedRaces(int32(d))
+		}
 		t := blocked[0]
 		x.reportKeyed(BugDeadlock, "deadlock: "+strings.Join(parts, "; "), t, x.rangeOf(t, x.m.Threads[t].PC), d, nil, "deadlock|"+strings.Join(keys, ","))
 	}
@@ -457,6 +474,9 @@ func (x *explorer) maximal(d int) {
 
 // stopped handles a step that stopped the execution.
 func (x *explorer) stopped(d int, ev *Event) {
+	if x.opts.Algorithm == SDPOR {
+		x.addBlockedRaces(int32(d + 1))
+	}
 	switch ev.Stop {
 	case StopAssume:
 		x.stats.AssumeBlocked++
@@ -501,7 +521,8 @@ func (x *explorer) describePending(t int32) string {
 }
 
 func (x *explorer) report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide) {
-	x.reportKeyed(kind, msg, t, r, steps, other, fmt.Sprintf("%s|%v|%s", kind, r, msg))
+	// One bug per kind and place: the first trace found stands for the others.
+	x.reportKeyed(kind, msg, t, r, steps, other, fmt.Sprintf("%s|%v", kind, r))
 }
 
 // reportKeyed records a bug unless one with the same key was reported. The
@@ -527,47 +548,88 @@ func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range
 // Source-DPOR: for a race e ⋖ d, the initials of notdep(e).d at the node
 // before e must meet its backtrack set.
 func (x *explorer) addRaces(d int32, ev *Event) {
-	c := x.clk
-	x.raceScratch = c.races(d, ev, x.raceScratch[:0])
+	x.raceScratch = x.clk.races(d, ev, x.raceScratch[:0])
 	for _, e := range x.raceScratch {
-		n := &x.nodes[e]
-		// v = the events after e not happening after e, then d.
-		var initials []int32
-		var vEvents []int32
-		hit := false
-		for k := e + 1; k <= d; k++ {
-			vc := c.depClock(k)
-			if k < d && c.before(e, vc) {
-				continue
-			}
-			// k is in v. Is it the first of its thread in v with no
-			// v-predecessor happening before it?
-			tk := c.thread[k]
-			initial := true
-			for _, f := range vEvents {
-				if c.before(f, vc) {
-					initial = false
-					break
-				}
-			}
-			vEvents = append(vEvents, k)
-			if !initial || containsInt32(initials, tk) {
-				continue
-			}
-			initials = append(initials, tk)
-			if n.backtrack.has(int(tk)) || n.sleepSet.has(int(tk)) {
-				hit = true
-				break
-			}
-		}
-		if hit || len(initials) == 0 {
+		x.reverse(e, d, ev.Thread, x.clk.depClock(d))
+	}
+}
+
+// addBlockedRaces handles the locks that never happened: at the end of an
+// execution, a thread blocked on lock(m) races with the last lock of m
+// (whose critical section never ended), exactly as if its lock had
+// executed. Without this, a lock-order inversion would never be reversed
+// into the order that lets the blocked thread go first.
+func (x *explorer) addBlockedRaces(depth int32) {
+	c := x.clk
+	for t := range x.m.Threads {
+		kind, loc := x.m.Peek(t)
+		if kind != EvLock || x.m.Enabled(t) || loc < 0 {
 			continue
 		}
-		choice := initials[0]
-		if containsInt32(initials, ev.Thread) {
-			choice = ev.Thread
+		base, _ := c.threadClocks(int32(t))
+		for h := c.head[loc]; h >= 0; h = c.accs[h].prev {
+			p := &c.accs[h]
+			if p.kind != accLock {
+				continue
+			}
+			if c.thread[p.ev] != int32(t) && !c.before(p.ev, base) {
+				x.reverse(p.ev, depth, int32(t), base)
+			}
+			break
 		}
+	}
+}
+
+// reverse makes sure that, at the node before event e, some initial of
+// v = notdep(e).s is in the backtrack set, where s is a step of thread p
+// with dependence clock pClock that comes after the first `upto` events
+// (s is event upto itself, or a step that could not be executed).
+func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
+	c := x.clk
+	n := &x.nodes[e]
+	x.initials = x.initials[:0]
+	x.vEvents = x.vEvents[:0]
+	consider := func(tk int32, vc []int32) bool {
+		for _, f := range x.vEvents {
+			if c.before(f, vc) {
+				return false // not an initial: a v-step happens before it
+			}
+		}
+		if containsInt32(x.initials, tk) {
+			return false
+		}
+		x.initials = append(x.initials, tk)
+		return n.backtrack.has(int(tk)) || n.sleepSet.has(int(tk))
+	}
+	for k := e + 1; k < upto; k++ {
+		vc := c.depClock(k)
+		if c.before(e, vc) {
+			continue
+		}
+		if consider(c.thread[k], vc) {
+			return
+		}
+		x.vEvents = append(x.vEvents, k)
+	}
+	if consider(p, pClock) || len(x.initials) == 0 {
+		return
+	}
+	choice := int32(-1)
+	for _, q := range x.initials {
+		if n.enabled.has(int(q)) && (choice < 0 || q == p) {
+			choice = q
+		}
+	}
+	if choice >= 0 {
 		n.backtrack.add(int(choice))
+		return
+	}
+	// No initial can move at that node (a lock whose holder's critical
+	// section is not in v): fall back to exploring every thread there.
+	// (Not seen on 1,500 random programs; kept so that a gap in that
+	// reasoning costs redundant work, never a missed execution.)
+	for w := range n.enabled.w {
+		n.backtrack.w[w] |= n.enabled.w[w]
 	}
 }
 

@@ -1,0 +1,594 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"weft/analysis"
+	"weft/engine"
+)
+
+// load parses, checks and lowers a model, failing the test on any error.
+func load(t testing.TB, name, src string) *engine.Program {
+	t.Helper()
+	ld := analysis.Load(name, []byte(src))
+	for _, d := range ld.Diagnostics {
+		if d.Severity == 1 {
+			t.Fatalf("%s: %s\n%s", name, d, src)
+		}
+	}
+	if ld.Exec == nil {
+		t.Fatalf("%s: not lowered", name)
+	}
+	return ld.Exec
+}
+
+// outcome is what an exploration found, in a form two modes can compare.
+type outcome struct {
+	res    *engine.Result
+	traces map[string]bool // Foata normal forms of the non-stopped executions
+	stops  int             // executions that ended in a stop (assert, assume, runtime error)
+}
+
+func explore(t testing.TB, prog *engine.Program, algo engine.Algorithm, traces bool) outcome {
+	t.Helper()
+	out := outcome{traces: make(map[string]bool)}
+	opts := engine.Options{Algorithm: algo, MaxSteps: 2000}
+	opts.OnExecution = func(events []engine.Event, m *engine.Machine) {
+		if len(events) > 0 && events[len(events)-1].Stop != engine.NoStop {
+			out.stops++
+			return
+		}
+		if traces {
+			out.traces[foata(events, m)] = true
+		}
+	}
+	res, err := engine.Explore(context.Background(), prog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.res = res
+	return out
+}
+
+// threadID names a thread by its stable identity: declared threads by
+// index, spawned threads by their parent and spawn index.
+func threadID(m *engine.Machine, t int32) string {
+	th := m.Threads[t]
+	if th.Parent < 0 {
+		return fmt.Sprint(t)
+	}
+	return threadID(m, th.Parent) + "/" + fmt.Sprint(th.SpawnIndex)
+}
+
+// foata computes a canonical form of the Mazurkiewicz trace of an
+// execution: its events grouped in Foata levels (an event's level is one
+// more than the highest level of the earlier events it depends on), each
+// level sorted.
+func foata(events []engine.Event, m *engine.Machine) string {
+	level := make([]int, len(events))
+	lastOf := map[int32]int{}
+	for i := range events {
+		e := &events[i]
+		lv := 0
+		for j := 0; j < i; j++ {
+			f := &events[j]
+			if f.Thread == e.Thread || dependentEvents(f, e, m) {
+				if level[j]+1 > lv {
+					lv = level[j] + 1
+				}
+			}
+		}
+		level[i] = lv
+		lastOf[e.Thread] = i
+	}
+	byLevel := map[int][]string{}
+	max := 0
+	for i := range events {
+		e := &events[i]
+		byLevel[level[i]] = append(byLevel[level[i]], fmt.Sprintf("%s.%d", threadID(m, e.Thread), e.Index))
+		if level[i] > max {
+			max = level[i]
+		}
+	}
+	var sb strings.Builder
+	for l := 0; l <= max; l++ {
+		s := byLevel[l]
+		sort.Strings(s)
+		sb.WriteString(strings.Join(s, ","))
+		sb.WriteByte('|')
+	}
+	return sb.String()
+}
+
+// dependentEvents is the dependence of language.md, computed
+// independently of the engine's: same location with a write, same mutex,
+// spawn before the child's steps, a thread's last step before its join.
+func dependentEvents(f, e *engine.Event, m *engine.Machine) bool {
+	if f.Kind == engine.EvSpawn && f.Loc == e.Thread {
+		return true
+	}
+	if e.Kind == engine.EvJoin && e.Loc == f.Thread && f.Finished {
+		return true
+	}
+	type acc struct {
+		loc   int32
+		write bool
+	}
+	list := func(ev *engine.Event) []acc {
+		switch ev.Kind {
+		case engine.EvRead:
+			return []acc{{ev.Loc, false}}
+		case engine.EvWrite, engine.EvLock, engine.EvUnlock:
+			return []acc{{ev.Loc, true}}
+		case engine.EvAtomic:
+			var out []acc
+			for _, a := range ev.Acc {
+				out = append(out, acc{a.Loc, a.Write})
+			}
+			return out
+		}
+		return nil
+	}
+	for _, a := range list(f) {
+		for _, b := range list(e) {
+			if a.loc == b.loc && (a.write || b.write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bugKeys summarises the bugs of a result: kind and place.
+func bugKeys(res *engine.Result) []string {
+	var keys []string
+	for _, b := range res.Bugs {
+		k := fmt.Sprintf("%s@%s", b.Kind, b.Range)
+		if b.Other != nil {
+			a, c := b.Range.String(), b.Other.Range.String()
+			if c < a {
+				a, c = c, a
+			}
+			k = fmt.Sprintf("%s@%s~%s", b.Kind, a, c)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// compareModes checks the two properties every POR mode must have against
+// the exhaustive reference: the same bugs, and (where no execution stops
+// early) one execution per Mazurkiewicz trace.
+func compareModes(t *testing.T, name string, prog *engine.Program, src string) {
+	t.Helper()
+	probe, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !probe.Complete {
+		return // too many interleavings for the exhaustive reference
+	}
+	ref := explore(t, prog, engine.DFS, true)
+	got := explore(t, prog, engine.SDPOR, true)
+	if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got.res), "\n"); a != b {
+		t.Errorf("%s: bugs differ\ndfs:\n%s\nsdpor:\n%s\nprogram:\n%s", name, a, b, src)
+	}
+	if ref.stops == 0 {
+		if got.res.Executions != int64(len(ref.traces)) {
+			t.Errorf("%s: sdpor explored %d executions, want %d traces (dfs: %d interleavings)\n%s",
+				name, got.res.Executions, len(ref.traces), ref.res.Executions, src)
+		}
+		if len(got.traces) != len(ref.traces) {
+			t.Errorf("%s: sdpor covered %d distinct traces, want %d\n%s", name, len(got.traces), len(ref.traces), src)
+		}
+	}
+	for i, b := range got.res.Bugs {
+		if err := engine.Reproduce(prog, b); err != nil {
+			t.Errorf("%s: sdpor bug %d (%s: %s) does not reproduce: %v", name, i+1, b.Kind, b.Message, err)
+		}
+	}
+	for i, b := range ref.res.Bugs {
+		if err := engine.Reproduce(prog, b); err != nil {
+			t.Errorf("%s: dfs bug %d (%s: %s) does not reproduce: %v", name, i+1, b.Kind, b.Message, err)
+		}
+	}
+}
+
+func TestKnownCounts(t *testing.T) {
+	lockCounter := func(n int) string {
+		return fmt.Sprintf(`
+var c int
+var m mutex
+thread inc[i in 0..%d] {
+    lock(m)
+    c++
+    unlock(m)
+}
+`, n)
+	}
+	tests := []struct {
+		name   string
+		src    string
+		traces int64
+	}{
+		{"lock counter 2", lockCounter(2), 2},
+		{"lock counter 3", lockCounter(3), 6},
+		{"lock counter 4", lockCounter(4), 24},
+		{"lock counter 5", lockCounter(5), 120},
+		{"two reads one write", `
+var x atomic int
+thread r1 {
+    var a int = x
+    assert a >= 0
+}
+thread r2 {
+    var a int = x
+    assert a >= 0
+}
+thread w {
+    x = 1
+}
+`, 4},
+		{"fig1 N=3", fig1(3), 6},
+		{"lock order inversion", `
+var m mutex
+var n mutex
+thread a {
+    lock(m)
+    lock(n)
+    unlock(n)
+    unlock(m)
+}
+thread b {
+    lock(n)
+    lock(m)
+    unlock(m)
+    unlock(n)
+}
+`, 3},
+		{"fig1 N=5", fig1(5), 10},
+		{"atomic increments", `
+var x int
+thread t[i in 0..3] {
+    atomic {
+        x = x + 1
+    }
+}
+`, 6},
+		{"spawn and join", `
+var x int
+var m mutex
+proc w(v int) {
+    lock(m)
+    x = x + v
+    unlock(m)
+}
+thread main {
+    var a tid = spawn w(1)
+    var b tid = spawn w(2)
+    join a
+    join b
+    assert x == 3
+}
+`, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := load(t, tc.name, tc.src)
+			o := explore(t, prog, engine.SDPOR, false)
+			if !o.res.Complete {
+				t.Fatalf("incomplete")
+			}
+			for _, b := range o.res.Bugs {
+				if b.Kind != engine.BugDeadlock {
+					t.Fatalf("unexpected bug %s: %s", b.Kind, b.Message)
+				}
+			}
+			if o.res.Executions != tc.traces {
+				t.Errorf("sdpor: %d executions, want %d traces", o.res.Executions, tc.traces)
+			}
+			compareModes(t, tc.name, prog, tc.src)
+		})
+	}
+}
+
+func fig1(n int) string {
+	return fmt.Sprintf(`
+const N = %d
+var x [N]int
+var c int
+var mc mutex
+var mx [N]mutex
+thread writer[w in 0..N] {
+    lock(mx[w])
+    x[w] = 7
+    unlock(mx[w])
+}
+thread count {
+    for j in 1..N {
+        lock(mc)
+        c = c + 1
+        unlock(mc)
+    }
+}
+thread master {
+    var i int
+    lock(mc)
+    i = c
+    unlock(mc)
+    lock(mx[i])
+    x[i] = 0
+    assert x[i] == 0, "master's write survives"
+    unlock(mx[i])
+}
+`, n)
+}
+
+func TestBugKinds(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []engine.BugKind
+	}{
+		{"philosophers deadlock", `
+var fork [3]mutex
+thread phil[i in 0..3] {
+    lock(fork[i])
+    lock(fork[(i + 1) % 3])
+    unlock(fork[(i + 1) % 3])
+    unlock(fork[i])
+}
+`, []engine.BugKind{engine.BugDeadlock}},
+		{"lost update", `
+var c int
+thread t[i in 0..2] {
+    c = c + 1
+}
+thread check {
+    join t[0]
+    join t[1]
+    assert c == 2, "lost update"
+}
+`, []engine.BugKind{engine.BugAssertion, engine.BugDataRace}},
+		{"division by zero", `
+var d int = 1
+thread a {
+    atomic {
+        d = d - 1
+    }
+}
+thread b {
+    var x int
+    atomic {
+        x = 10 / d
+    }
+}
+`, []engine.BugKind{engine.BugRuntimeError}},
+		{"unlock not held", `
+var m mutex
+thread a {
+    unlock(m)
+}
+`, []engine.BugKind{engine.BugRuntimeError}},
+		{"relock", `
+var m mutex
+thread a {
+    lock(m)
+    lock(m)
+}
+`, []engine.BugKind{engine.BugRuntimeError}},
+		{"index out of range", `
+var x [2]int
+var i int
+thread a {
+    i = 2
+}
+thread b {
+    var k int = i
+    x[k] = 1
+}
+`, []engine.BugKind{engine.BugDataRace, engine.BugRuntimeError}},
+		{"overflow", `
+var x int = 9223372036854775807
+thread a {
+    x = x + 1
+}
+`, []engine.BugKind{engine.BugRuntimeError}},
+		{"step bound", `
+var x int
+thread a {
+    while true {
+        x = 1
+    }
+}
+`, []engine.BugKind{engine.BugStepBound}},
+		{"local infinite loop", `
+thread a {
+    var i int
+    while true {
+        i = 1 - i
+    }
+}
+`, []engine.BugKind{engine.BugStepBound}},
+		{"join self deadlock", `
+thread a {
+    join a
+}
+`, []engine.BugKind{engine.BugDeadlock}},
+		{"assume is not a bug", `
+var x atomic int
+thread a {
+    x = 1
+}
+thread b {
+    assume x == 1
+}
+`, nil},
+		{"atomic accesses do not race", `
+var x int
+thread a {
+    atomic {
+        x = 1
+    }
+}
+thread b {
+    atomic {
+        x = 2
+    }
+}
+`, nil},
+		{"atomic variables do not race", `
+var x atomic int
+thread a {
+    x = 1
+}
+thread b {
+    x = 2
+}
+`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := load(t, tc.name, tc.src)
+			for _, algo := range engine.Algorithms {
+				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 500, LocalBudget: 1_000_000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				kinds := map[engine.BugKind]bool{}
+				for _, b := range res.Bugs {
+					kinds[b.Kind] = true
+					if err := engine.Reproduce(prog, b); err != nil {
+						t.Errorf("%s: %s bug does not reproduce: %v", algo, b.Kind, err)
+					}
+				}
+				var got []engine.BugKind
+				for k := range kinds {
+					got = append(got, k)
+				}
+				sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Errorf("%s: bug kinds %v, want %v", algo, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestExamples checks every example with both modes.
+func TestExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.weft")
+	if len(files) == 0 {
+		t.Skip("no examples")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			prog := load(t, f, string(src))
+			compareModes(t, f, prog, string(src))
+		})
+	}
+}
+
+// TestRandomPrograms is the property-based test: random small programs,
+// where sdpor must find dfs's bugs and, where no execution stops early,
+// explore exactly one execution per Mazurkiewicz trace.
+func TestRandomPrograms(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
+		n = v
+	}
+	for seed := int64(1); seed <= int64(n); seed++ {
+		src := randomProgram(rand.New(rand.NewSource(seed)))
+		name := fmt.Sprintf("seed %d", seed)
+		prog := load(t, name, src)
+		compareModes(t, name, prog, src)
+		if t.Failed() {
+			t.Logf("reproduce with seed %d", seed)
+			return
+		}
+	}
+}
+
+// randomProgram generates a small Weft program: 2–4 threads over a few
+// shared variables and mutexes, with branches, atomic blocks, assertions
+// and sometimes spawn/join.
+func randomProgram(r *rand.Rand) string {
+	var sb strings.Builder
+	vars := []string{"x", "y", "z"}[:1+r.Intn(3)]
+	for _, v := range vars {
+		if r.Intn(4) == 0 {
+			fmt.Fprintf(&sb, "var %s atomic int\n", v)
+		} else {
+			fmt.Fprintf(&sb, "var %s int\n", v)
+		}
+	}
+	sb.WriteString("var arr [2]int\nvar m0 mutex\nvar m1 mutex\n")
+	useProc := r.Intn(4) == 0
+	if useProc {
+		sb.WriteString("proc helper(v int) {\n    var l int\n    l = v\n")
+		writeBody(&sb, r, vars, 2, "    ")
+		sb.WriteString("}\n")
+	}
+	threads := 2 + r.Intn(3)
+	for t := 0; t < threads; t++ {
+		fmt.Fprintf(&sb, "thread t%d {\n    var l int\n    var b bool\n", t)
+		if useProc && t == 0 {
+			sb.WriteString("    var h tid = spawn helper(1)\n")
+		}
+		writeBody(&sb, r, vars, 1+r.Intn(3), "    ")
+		if useProc && t == 0 {
+			sb.WriteString("    join h\n")
+		}
+		sb.WriteString("    b = l > 100 || b\n    assert l < 1000 || b\n}\n")
+	}
+	return sb.String()
+}
+
+func writeBody(sb *strings.Builder, r *rand.Rand, vars []string, n int, ind string) {
+	v := func() string { return vars[r.Intn(len(vars))] }
+	for i := 0; i < n; i++ {
+		switch r.Intn(11) {
+		case 0, 1:
+			fmt.Fprintf(sb, "%sl = %s\n", ind, v())
+		case 2, 3:
+			fmt.Fprintf(sb, "%s%s = %d\n", ind, v(), r.Intn(3))
+		case 4:
+			fmt.Fprintf(sb, "%s%s = %s + 1\n", ind, v(), v())
+		case 5:
+			m := r.Intn(2)
+			fmt.Fprintf(sb, "%slock(m%d)\n", ind, m)
+			writeBody(sb, r, vars, 1+r.Intn(2), ind)
+			fmt.Fprintf(sb, "%sunlock(m%d)\n", ind, m)
+		case 6:
+			fmt.Fprintf(sb, "%sif %s == %d {\n", ind, v(), r.Intn(2))
+			writeBody(sb, r, vars, 1, ind+"    ")
+			fmt.Fprintf(sb, "%s} else {\n", ind)
+			writeBody(sb, r, vars, 1, ind+"    ")
+			fmt.Fprintf(sb, "%s}\n", ind)
+		case 7:
+			fmt.Fprintf(sb, "%satomic {\n%s    l = %s\n%s    %s = l + 1\n%s}\n", ind, ind, v(), ind, v(), ind)
+		case 8:
+			fmt.Fprintf(sb, "%sassert %s != %d\n", ind, v(), 2+r.Intn(3))
+		case 9:
+			fmt.Fprintf(sb, "%sarr[l %% 2] = %d\n", ind, r.Intn(2))
+		case 10:
+			fmt.Fprintf(sb, "%sl = arr[%d]\n", ind, r.Intn(2))
+		}
+	}
+}
