@@ -218,7 +218,7 @@ func (l *lowerer) body(owner *Object) *engine.Body {
 		case engine.OpJz, engine.OpJnz, engine.OpCheck, engine.OpAssert, engine.OpAssume,
 			engine.OpLock, engine.OpUnlock, engine.OpJoin:
 			in.B = fix(in.B)
-		case engine.OpJge:
+		case engine.OpJge, engine.OpJlt:
 			in.B, in.C = fix(in.B), fix(in.C)
 		case engine.OpSpawn:
 			in.A, in.B = fix(in.A), fix(in.B)
@@ -380,14 +380,15 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		l.emit(engine.OpMov, slot, lo, 0)
 		hi := l.expr(s.Hi)
 		l.emit(engine.OpMov, bound, hi, 0)
-		top := l.pc()
+		// Rotated loop: a guard on entry, the test at the bottom.
 		jge := l.emit(engine.OpJge, 0, slot, bound)
+		top := l.pc()
 		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
 		l.stmts(s.Body.Stmts)
 		l.rng = header
 		cont := l.pc()
 		l.emit(engine.OpAddI, slot, slot, 1)
-		l.emit(engine.OpJmp, top, 0, 0)
+		l.emit(engine.OpJlt, top, slot, bound)
 		exit := l.pc()
 		l.b.Code[jge].A = exit
 		l.closeLoop(exit, cont)

@@ -142,6 +142,10 @@ type Machine struct {
 	memUndo    []memWord
 	procSpawns []int32   // per proc: spawns so far in this execution (for names)
 	freeThread []*Thread // recycled thread objects
+
+	hot      map[memoKey]bool // (body, pc) whose local runs are long; hash unset
+	memo     map[memoKey][]*memoEntry
+	memoSize int
 }
 
 // DefaultLocalBudget is the default bound on local instructions between
@@ -423,9 +427,49 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 
 // runLocal runs thread t's invisible computation until it reaches a
 // visible instruction, ends, or fails.
+//
+// Local computation depends only on the thread's frame, so a long stretch
+// of it (a loop that computes before the next visible step, as in the PI
+// benchmark) is memoised: once a stretch starting at some pc has run for
+// more than memoThreshold instructions, later runs from that pc with an
+// identical frame copy the remembered result instead of running again.
 func (m *Machine) runLocal(t int32) {
 	th := m.Threads[t]
+	key := memoKey{body: th.Body, pc: th.PC}
+	var input []int64
+	if m.hot[key] {
+		key.hash = hashFrame(th.Frame)
+		for _, e := range m.memo[key] {
+			if equalWords(e.in, th.Frame) {
+				copy(th.Frame, e.out)
+				th.PC, th.Status, th.fail = e.pc, e.status, e.fail
+				return
+			}
+		}
+		input = append([]int64(nil), th.Frame...)
+	}
 	budget := m.LocalBudget
+	m.runLocalFrom(th, &budget)
+	if m.LocalBudget-budget < memoThreshold {
+		return
+	}
+	if input == nil {
+		if m.hot == nil {
+			m.hot = make(map[memoKey]bool)
+			m.memo = make(map[memoKey][]*memoEntry)
+		}
+		m.hot[key] = true // remember the next run from here
+		return
+	}
+	if m.memoSize < memoLimit {
+		m.memoSize++
+		m.memo[key] = append(m.memo[key], &memoEntry{
+			in: input, out: append([]int64(nil), th.Frame...), pc: th.PC, status: th.Status, fail: th.fail,
+		})
+	}
+}
+
+func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 	for {
 		op := th.Body.Code[th.PC].Op
 		if op.IsVisible() {
@@ -440,12 +484,51 @@ func (m *Machine) runLocal(t int32) {
 			th.PC = th.Body.Code[th.PC].A
 			continue
 		}
-		if m.exec(th, &budget) {
+		if m.exec(th, budget) {
 			th.Status = Failing
 			return
 		}
-		// exec runs a whole stretch of local code; loop to classify where it stopped.
 	}
+}
+
+// Memoisation of long local computations (see runLocal).
+const (
+	memoThreshold = 1000 // instructions
+	memoLimit     = 4096 // entries per machine
+)
+
+type memoKey struct {
+	body *Body
+	pc   int32
+	hash uint64
+}
+
+type memoEntry struct {
+	in, out []int64
+	pc      int32
+	status  ThreadStatus
+	fail    failure
+}
+
+func hashFrame(f []int64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range f {
+		h ^= uint64(w)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func equalWords(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // exec runs local instructions of th from its pc until a visible
@@ -459,7 +542,7 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 	for {
 		if n <= 0 {
 			th.PC = pc
-			th.fail = failure{StopStepBound, pc, "thread " + th.Name + " ran " + strconv.Itoa(m.LocalBudget) + " local instructions without a visible step (an infinite local loop?)"}
+			th.fail = failure{StopStepBound, pc, "ran " + strconv.Itoa(m.LocalBudget) + " local instructions without a visible step (an infinite local loop?)"}
 			*budget = n
 			return true
 		}
@@ -544,6 +627,11 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 			}
 		case OpJge:
 			if f[in.B] >= f[in.C] {
+				pc = in.A
+				continue
+			}
+		case OpJlt:
+			if f[in.B] < f[in.C] {
 				pc = in.A
 				continue
 			}

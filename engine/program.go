@@ -43,7 +43,8 @@ const (
 	OpJmp   // goto A
 	OpJz    // if B == 0 goto A
 	OpJnz   // if B != 0 goto A
-	OpJge   // if B >= C goto A (loop exit)
+	OpJge   // if B >= C goto A (loop entry guard)
+	OpJlt   // if B < C goto A (loop back edge)
 	OpCheck // if B < 0 || B >= imm C: runtime error "index out of range"
 	OpLdx   // A = frame[imm C + frame[B]] (local array element)
 	OpStx   // frame[imm C + frame[B]] = A
@@ -67,7 +68,7 @@ const (
 var opNames = [...]string{
 	OpNop: "nop", OpMov: "mov", OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div",
 	OpMod: "mod", OpNeg: "neg", OpNot: "not", OpEq: "eq", OpNe: "ne", OpLt: "lt", OpLe: "le",
-	OpAddI: "addi", OpMulI: "muli", OpJmp: "jmp", OpJz: "jz", OpJnz: "jnz", OpJge: "jge",
+	OpAddI: "addi", OpMulI: "muli", OpJmp: "jmp", OpJz: "jz", OpJnz: "jnz", OpJge: "jge", OpJlt: "jlt",
 	OpCheck: "check", OpLdx: "ldx", OpStx: "stx", OpAssert: "assert", OpAssume: "assume",
 	OpEnd: "end", OpLoad: "load", OpStore: "store", OpLock: "lock", OpUnlock: "unlock",
 	OpSpawn: "spawn", OpJoin: "join", OpAtomic: "atomic", OpAtomicEnd: "atomic-end",
@@ -193,7 +194,7 @@ func (p *Program) Validate() error {
 				errs = append(errs, target(pc, in.A))
 			case OpJz, OpJnz:
 				errs = append(errs, target(pc, in.A), slot(pc, in.B))
-			case OpJge:
+			case OpJge, OpJlt:
 				errs = append(errs, target(pc, in.A), slot(pc, in.B), slot(pc, in.C))
 			case OpCheck, OpAssume, OpJoin, OpLock, OpUnlock:
 				errs = append(errs, slot(pc, in.B))
