@@ -9,7 +9,7 @@ import (
 	"weft/engine"
 )
 
-func lockCounter(n int) string {
+func lockCounterSrc(n int) string {
 	return fmt.Sprintf(`
 var c int
 var m mutex
@@ -54,7 +54,7 @@ func benchExplore(b *testing.B, src string, algo engine.Algorithm, want int64) {
 // BenchmarkSDPORLockCounter8: 8 threads incrementing a counter under one
 // lock: 8! = 40,320 traces.
 func BenchmarkSDPORLockCounter8(b *testing.B) {
-	benchExplore(b, lockCounter(8), engine.SDPOR, 40320)
+	benchExplore(b, lockCounterSrc(8), engine.SDPOR, 40320)
 }
 
 // BenchmarkSDPORFig1N10: the QPOR paper's Fig. 1 program with 10 writers:
@@ -73,7 +73,7 @@ func BenchmarkLocalLoop5000(b *testing.B) {
 // branching point (undoing steps) with re-running each execution from the
 // initial state, on the lock counter with N = 7.
 func BenchmarkRestoreVsReplay(b *testing.B) {
-	prog := load(b, "bench", lockCounter(7))
+	prog := load(b, "bench", lockCounterSrc(7))
 	var schedules [][]int32
 	opts := engine.Options{Algorithm: engine.SDPOR, OnExecution: func(events []engine.Event, _ *engine.Machine) {
 		s := make([]int32, len(events))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weft/analysis"
 	"weft/engine"
@@ -589,6 +590,75 @@ func writeBody(sb *strings.Builder, r *rand.Rand, vars []string, n int, ind stri
 			fmt.Fprintf(sb, "%sarr[l %% 2] = %d\n", ind, r.Intn(2))
 		case 10:
 			fmt.Fprintf(sb, "%sl = arr[%d]\n", ind, r.Intn(2))
+		}
+	}
+}
+
+// TestCancellation: an exploration returns promptly when its context ends,
+// says it is incomplete, and reports progress meanwhile.
+func TestCancellation(t *testing.T) {
+	prog := load(t, "lock counter 12", lockCounterSrc(12)) // 12! executions: far more than fit in the test
+	ctx, cancel := context.WithCancel(context.Background())
+	progress := 0
+	done := make(chan *engine.Result)
+	go func() {
+		res, err := engine.Explore(ctx, prog, engine.Options{
+			OnProgress:       func(engine.Stats) { progress++ },
+			ProgressInterval: time.Millisecond,
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancelled := time.Now()
+	cancel()
+	res := <-done
+	latency := time.Since(cancelled)
+	if res.Complete || res.Stopped != "cancelled" {
+		t.Errorf("complete=%v stopped=%q", res.Complete, res.Stopped)
+	}
+	if latency > 20*time.Millisecond {
+		t.Errorf("took %v to stop after cancel", latency)
+	}
+	if progress == 0 {
+		t.Errorf("no progress reported")
+	}
+	t.Logf("stopped %v after cancel, %d executions, %d progress reports", latency, res.Executions, progress)
+
+	// A deadline is reported as a timeout.
+	tctx, tcancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer tcancel()
+	res, err := engine.Explore(tctx, prog, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != "timeout" {
+		t.Errorf("stopped=%q, want timeout", res.Stopped)
+	}
+}
+
+// TestBugsStream: OnBug sees each bug once, as it is found, before Explore
+// returns.
+func TestBugsStream(t *testing.T) {
+	prog := load(t, "racy", `
+var c int
+thread t[i in 0..3] {
+    c = c + 1
+}
+`)
+	var streamed []*engine.Bug
+	res, err := engine.Explore(context.Background(), prog, engine.Options{OnBug: func(b *engine.Bug) { streamed = append(streamed, b) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(streamed) == 0 || len(streamed) != len(res.Bugs) {
+		t.Fatalf("streamed %d bugs, result has %d", len(streamed), len(res.Bugs))
+	}
+	for i := range streamed {
+		if streamed[i] != res.Bugs[i] {
+			t.Errorf("bug %d differs", i)
 		}
 	}
 }

@@ -244,7 +244,7 @@ func (x *explorer) node(d int) *node {
 // cancelled checks the context and the time budget now and then.
 func (x *explorer) cancelled() bool {
 	x.checkTick++
-	if x.checkTick&255 != 0 {
+	if x.checkTick&63 != 0 {
 		return false
 	}
 	select {

@@ -165,8 +165,16 @@ func humanPos(path string, r source.Range) string {
 	return fmt.Sprintf("%s:%d:%d", path, r.Start.Line+1, r.Start.Col+1)
 }
 
+// maxPrintedDiagnostics bounds the human output on hopeless input (a
+// binary file yields an error per line); --json prints them all.
+const maxPrintedDiagnostics = 100
+
 func printDiagnostics(w io.Writer, path string, diags []source.Diagnostic) {
-	for _, d := range diags {
+	for i, d := range diags {
+		if i == maxPrintedDiagnostics {
+			fmt.Fprintf(w, "%s: and %d more diagnostics\n", path, len(diags)-i)
+			return
+		}
 		code := ""
 		if d.Code != "" {
 			code = " [" + d.Code + "]"
