@@ -55,6 +55,7 @@ type Stats struct {
 	AssumeBlocked int64 // executions (among Executions) that ended in a failed assume
 	Events        int64 // visible steps executed
 	MaxDepth      int   // longest execution, in steps
+	MaxThreads    int   // most threads alive in one execution (declared and spawned)
 	Elapsed       time.Duration
 }
 
@@ -277,6 +278,9 @@ func (x *explorer) executionDone() bool {
 	}
 	if d := x.m.Depth(); d > x.stats.MaxDepth {
 		x.stats.MaxDepth = d
+	}
+	if n := len(x.m.Threads); n > x.stats.MaxThreads {
+		x.stats.MaxThreads = n
 	}
 	if x.opts.MaxExecutions > 0 && x.stats.Executions >= x.opts.MaxExecutions {
 		x.stopReason = "max-executions"

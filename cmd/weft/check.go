@@ -280,6 +280,8 @@ type checkJSON struct {
 	AssumeBlocked int64      `json:"assume_blocked"`
 	Events        int64      `json:"events"`
 	TimeMS        float64    `json:"time_ms"`
+	Threads       int        `json:"threads"`
+	MaxDepth      int        `json:"max_depth"`
 	Bugs          []bugJSON  `json:"bugs"`
 	Diagnostics   []diagJSON `json:"diagnostics,omitempty"`
 }
@@ -288,7 +290,8 @@ func resultJSON(path, algo string, k int, res *engine.Result) checkJSON {
 	out := checkJSON{
 		File: path, Algorithm: algo, K: k, Complete: res.Complete, Stopped: res.Stopped,
 		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, Events: res.Events,
-		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Bugs: []bugJSON{},
+		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
+		Bugs: []bugJSON{},
 	}
 	for _, b := range res.Bugs {
 		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, Thread: b.Thread, Range: toRange(b.Range),
