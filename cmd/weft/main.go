@@ -5,6 +5,7 @@
 //	weft check FILE [--algo dfs|sdpor] [--timeout D] [--max-executions N] [--json]
 //	weft replay FILE [--bug N | --trace TRACE.json]
 //	weft fmt [-w] FILE…
+//	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
 //	weft version | help
 package main
 
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdReplay(ctx, rest, stdout, stderr)
 	case "fmt":
 		return cmdFmt(rest, stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "weft", version)
 		return exitOK
@@ -73,6 +76,11 @@ Usage:
       --trace FILE.json          a bug from the JSON that 'weft check --json' printed
       --algo, --max-steps        as for check
   weft fmt [-w] [-l] FILE…     print FILE in the canonical layout (-w: rewrite it; -l: list files that differ)
+  weft bench [flags]           run the benchmark suite and print a table like the QPOR paper's
+      --suite paper|quick|fig1|all  which instances of benchmarks/ (default paper)
+      --algos sdpor,dfs,…        modes to compare (default sdpor)
+      --timeout D                per run (default 120s)
+      --csv FILE, --json FILE    also write the rows there
   weft version                 print the version
   weft help                    print this help
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,5 +177,36 @@ func TestReplayFromJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "weft")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	csvPath, jsonPath := filepath.Join(dir, "b.csv"), filepath.Join(dir, "b.json")
+	code, out, errs := runCLI(t, "bench", "--suite", "quick", "--algos", "sdpor", "--dir", "../../benchmarks",
+		"--weft", bin, "--csv", csvPath, "--json", jsonPath, "--timeout", "60s")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "command: weft bench") || strings.Contains(out, "MISMATCH") {
+		t.Errorf("output:\n%s", out)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(data), "\n"); lines != 1+len(suites["quick"]) {
+		t.Errorf("csv has %d lines", lines)
+	}
+	if code, _, _ := runCLI(t, "bench", "--algos", "magic"); code != exitUsage {
+		t.Errorf("unknown mode: exit %d", code)
 	}
 }

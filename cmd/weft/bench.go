@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The benchmark suites: files of the benchmarks folder (see its
+// expected.tsv), by name.
+var suites = map[string][]string{
+	// The rows of the QPOR paper's comparison that the project tracks.
+	"paper": {
+		"disp_5_2", "disp_5_3", "disp_5_4", "disp_5_5",
+		"mpat_4", "mpat_5", "mpat_6",
+		"mpc_2_5", "mpc_3_5", "mpc_4_5",
+		"pi_5", "pi_6", "pi_7", "pi_8",
+		"pol_7_3", "pol_8_3", "pol_9_3", "pol_10_3", "pol_11_3", "pol_12_3",
+		"fig1_2", "fig1_4", "fig1_6", "fig1_8", "fig1_10", "fig1_12",
+	},
+	// Small instances: seconds in all, for a quick look.
+	"quick": {"disp_5_2", "mpat_4", "mpc_2_5", "pi_5", "pol_4_3", "fig1_6"},
+	// The Fig. 1 program for K = 2..12: SDPOR's SSBs grow exponentially.
+	"fig1": {"fig1_2", "fig1_3", "fig1_4", "fig1_5", "fig1_6", "fig1_7", "fig1_8", "fig1_9", "fig1_10", "fig1_11", "fig1_12"},
+}
+
+// benchRow is one (instance, mode) measurement.
+type benchRow struct {
+	Instance   string  `json:"instance"`
+	Mode       string  `json:"mode"`
+	Threads    int     `json:"threads"`
+	Expected   int64   `json:"expected_traces"`
+	Executions int64   `json:"executions"`
+	SSB        int64   `json:"ssb"`
+	Complete   bool    `json:"complete"`
+	Seconds    float64 `json:"seconds"`
+	ExecPerSec float64 `json:"executions_per_second"`
+	MemoryMB   float64 `json:"peak_rss_mb"`
+	Bugs       int     `json:"bugs"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// modeArgs turns a mode name (sdpor, dfs, qpor2, optimal) into check flags.
+func modeArgs(mode string) ([]string, error) {
+	switch {
+	case mode == "dfs" || mode == "sdpor" || mode == "optimal":
+		return []string{"--algo", mode}, nil
+	case strings.HasPrefix(mode, "qpor"):
+		k, err := strconv.Atoi(strings.TrimPrefix(mode, "qpor"))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("mode %q: want qpor followed by k ≥ 1, as in qpor2", mode)
+		}
+		return []string{"--algo", "qpor", "--k", strconv.Itoa(k)}, nil
+	}
+	return nil, fmt.Errorf("unknown mode %q (modes: dfs, sdpor, qpor<k>, optimal)", mode)
+}
+
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	suite := fs.String("suite", "paper", "suite: paper, quick, fig1, all")
+	modes := fs.String("algos", "sdpor", "comma-separated modes: dfs, sdpor, qpor<k>, optimal")
+	timeout := fs.Duration("timeout", 120*time.Second, "time limit per run")
+	dir := fs.String("dir", "benchmarks", "the benchmarks folder (with expected.tsv)")
+	csvPath := fs.String("csv", "", "also write the rows as CSV to this file")
+	jsonPath := fs.String("json", "", "also write the rows and how they were obtained as JSON to this file")
+	binary := fs.String("weft", "", "the weft binary to measure (default: this one)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 0 {
+		fmt.Fprintln(stderr, "weft bench: unexpected arguments:", strings.Join(pos, " "))
+		return exitUsage
+	}
+	expected, order, err := readExpected(filepath.Join(*dir, "expected.tsv"))
+	if err != nil {
+		fmt.Fprintln(stderr, "weft bench:", err)
+		return exitUsage
+	}
+	instances := suites[*suite]
+	if *suite == "all" {
+		instances = order
+	}
+	if instances == nil {
+		fmt.Fprintf(stderr, "weft bench: unknown suite %q (paper, quick, fig1, all)\n", *suite)
+		return exitUsage
+	}
+	var modeList []string
+	for _, m := range strings.Split(*modes, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if _, err := modeArgs(m); err != nil {
+			fmt.Fprintln(stderr, "weft bench:", err)
+			return exitUsage
+		}
+		modeList = append(modeList, m)
+	}
+	self := *binary
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			fmt.Fprintln(stderr, "weft bench:", err)
+			return exitUsage
+		}
+	}
+	how := benchProvenance(args)
+	fmt.Fprintln(stdout, how)
+	fmt.Fprintf(stdout, "\n%-10s %4s %9s  %-8s %9s %9s %10s %9s %8s\n", "instance", "thr", "traces", "mode", "execs", "ssb", "time", "execs/s", "MB")
+	var rows []benchRow
+	failed := false
+	for _, inst := range instances {
+		want, ok := expected[inst]
+		if !ok {
+			fmt.Fprintf(stderr, "weft bench: %s is not in expected.tsv\n", inst)
+			return exitUsage
+		}
+		for _, mode := range modeList {
+			if ctx.Err() != nil {
+				return exitUsage
+			}
+			row := runBench(ctx, self, filepath.Join(*dir, inst+".weft"), inst, mode, want, *timeout)
+			rows = append(rows, row)
+			status := ""
+			switch {
+			case row.Error != "":
+				status = "  ERROR: " + row.Error
+				failed = true
+			case !row.Complete:
+				status = "  (timeout)"
+			case row.Executions != want && mode != "dfs": // dfs counts interleavings, not traces
+				status = fmt.Sprintf("  MISMATCH: %d traces expected", want)
+				failed = true
+			}
+			fmt.Fprintf(stdout, "%-10s %4d %9d  %-8s %9d %9d %9.3fs %9.0f %8.1f%s\n", inst, row.Threads, want, mode,
+				row.Executions, row.SSB, row.Seconds, row.ExecPerSec, row.MemoryMB, status)
+		}
+	}
+	if *csvPath != "" {
+		if err := writeBenchCSV(*csvPath, rows); err != nil {
+			fmt.Fprintln(stderr, "weft bench:", err)
+			return exitUsage
+		}
+	}
+	if *jsonPath != "" {
+		var buf bytes.Buffer
+		writeJSON(&buf, map[string]any{"how": how, "rows": rows})
+		if err := os.WriteFile(*jsonPath, buf.Bytes(), 0o644); err != nil {
+			fmt.Fprintln(stderr, "weft bench:", err)
+			return exitUsage
+		}
+	}
+	if failed {
+		return exitBug
+	}
+	return exitOK
+}
+
+// runBench measures one run in a child process, so that its peak memory is
+// its own.
+func runBench(ctx context.Context, self, file, inst, mode string, want int64, timeout time.Duration) benchRow {
+	row := benchRow{Instance: inst, Mode: mode, Expected: want}
+	margs, _ := modeArgs(mode)
+	args := append([]string{"check", file, "--json", "--timeout", timeout.String()}, margs...)
+	cctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, self, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitBug) {
+		row.Error = strings.TrimSpace(firstLine(errb.String() + " " + err.Error()))
+		return row
+	}
+	var res checkJSON
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		row.Error = "unreadable output: " + err.Error()
+		return row
+	}
+	if len(res.Diagnostics) > 0 && res.Executions == 0 {
+		row.Error = res.Diagnostics[0].Message
+		return row
+	}
+	row.Threads, row.Executions, row.SSB, row.Complete, row.Bugs = res.Threads, res.Executions, res.SSB, res.Complete, len(res.Bugs)
+	row.Seconds = res.TimeMS / 1000
+	if row.Seconds > 0 {
+		row.ExecPerSec = float64(res.Executions+res.SSB) / row.Seconds
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		row.MemoryMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	}
+	return row
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// readExpected reads expected.tsv: file, traces, complete_bug_free.
+func readExpected(path string) (map[string]int64, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		fields := strings.Split(sc.Text(), "\t")
+		if line == 1 || len(fields) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		name := strings.TrimSuffix(fields[0], ".weft")
+		out[name] = n
+		order = append(order, name)
+	}
+	return out, order, sc.Err()
+}
+
+func writeBenchCSV(path string, rows []benchRow) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"instance", "mode", "threads", "expected_traces", "executions", "ssb", "complete", "seconds", "executions_per_second", "peak_rss_mb", "bugs", "error"})
+	for _, r := range rows {
+		w.Write([]string{r.Instance, r.Mode, strconv.Itoa(r.Threads), strconv.FormatInt(r.Expected, 10),
+			strconv.FormatInt(r.Executions, 10), strconv.FormatInt(r.SSB, 10), strconv.FormatBool(r.Complete),
+			strconv.FormatFloat(r.Seconds, 'f', 4, 64), strconv.FormatFloat(r.ExecPerSec, 'f', 0, 64),
+			strconv.FormatFloat(r.MemoryMB, 'f', 1, 64), strconv.Itoa(r.Bugs), r.Error})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// benchProvenance says how the figures were obtained, so anyone can rerun
+// them.
+func benchProvenance(args []string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("weft %s, %s, %s/%s, %d CPUs, host %s, %s\n"+
+		"command: weft bench %s\n"+
+		"each row: one run of `weft check FILE --json --algo …` in its own process; time is the exploration's\n"+
+		"own clock, execs/s counts every explored execution (SSBs included), MB is the child's peak RSS;\n"+
+		"traces are the exact Mazurkiewicz trace counts of benchmarks/expected.tsv (DPU's, for the paper's rows)",
+		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), host,
+		time.Now().UTC().Format(time.RFC3339), strings.Join(args, " "))
+}
