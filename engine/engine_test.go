@@ -205,17 +205,7 @@ func compareModes(t *testing.T, name string, prog *engine.Program, src string) {
 }
 
 func TestKnownCounts(t *testing.T) {
-	lockCounter := func(n int) string {
-		return fmt.Sprintf(`
-var c int
-var m mutex
-thread inc[i in 0..%d] {
-    lock(m)
-    c++
-    unlock(m)
-}
-`, n)
-	}
+	lockCounter := lockCounterSrc
 	tests := []struct {
 		name   string
 		src    string

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -83,18 +82,7 @@ func FormatLocal(m *Machine, th *Thread, lv LocalVar) string {
 	}
 	words := th.Frame[lv.Slot : lv.Slot+lv.Size]
 	return formatNested(words, lv.Dims, func(_ int, v int64) string {
-		switch {
-		case lv.Bool:
-			return strconv.FormatBool(v != 0)
-		case lv.Tid:
-			if v == 0 {
-				return "no thread"
-			}
-			if v > 0 && int(v) <= len(m.Threads) {
-				return m.Threads[v-1].Name
-			}
-		}
-		return strconv.FormatInt(v, 10)
+		return formatWord(m, lv.Bool, lv.Tid, v)
 	})
 }
 

@@ -94,16 +94,22 @@ func joinWords(a, b string) string {
 func formatValue(prog *Program, m *Machine, loc int32, v int64) string {
 	if loc >= 0 && int(loc) < len(prog.Locations) {
 		l := prog.Locations[loc]
-		switch {
-		case l.Bool:
-			return strconv.FormatBool(v != 0)
-		case l.Tid:
-			if v == 0 {
-				return "no thread"
-			}
-			if m != nil && v > 0 && int(v) <= len(m.Threads) {
-				return m.Threads[v-1].Name
-			}
+		return formatWord(m, l.Bool, l.Tid, v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// formatWord renders one word as a bool, a thread handle or an integer.
+func formatWord(m *Machine, isBool, isTid bool, v int64) string {
+	switch {
+	case isBool:
+		return strconv.FormatBool(v != 0)
+	case isTid:
+		if v == 0 {
+			return "no thread"
+		}
+		if m != nil && v > 0 && int(v) <= len(m.Threads) {
+			return m.Threads[v-1].Name
 		}
 	}
 	return strconv.FormatInt(v, 10)
