@@ -89,9 +89,10 @@ type Bug struct {
 	// Other is, for data races, the other access of the pair.
 	Other *RaceSide
 	// Schedule is the thread index chosen at each step; replaying it from
-	// the initial state reproduces the bug.
-	Schedule []int32
-	Trace    []TraceStep
+	// the initial state (with LocalBudget) reproduces the bug.
+	Schedule    []int32
+	LocalBudget int // the local-instruction bound it was found with (0: the default)
+	Trace       []TraceStep
 }
 
 // RaceSide is one access of a data race.
@@ -221,10 +222,7 @@ type explorer struct {
 }
 
 func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
-	m := NewMachine(prog)
-	if opts.LocalBudget > 0 {
-		m.LocalBudget = opts.LocalBudget
-	}
+	m := newMachine(prog, opts.LocalBudget)
 	return &explorer{
 		ctx: ctx, prog: prog, opts: opts, m: m,
 		clk:     newClocks(len(m.Threads), len(prog.Locations)),
@@ -536,7 +534,7 @@ func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range
 		return
 	}
 	x.bugKeys[key] = true
-	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other}
+	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other, LocalBudget: x.opts.LocalBudget}
 	b.Schedule = make([]int32, steps)
 	for i := 0; i < steps; i++ {
 		b.Schedule[i] = x.evs[i].Thread

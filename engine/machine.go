@@ -154,11 +154,19 @@ const DefaultLocalBudget = 50_000_000
 
 // NewMachine returns a machine in the initial state of prog: shared memory
 // initialised and every declared thread advanced to its first visible step.
-func NewMachine(prog *Program) *Machine {
+func NewMachine(prog *Program) *Machine { return newMachine(prog, 0) }
+
+// newMachine is NewMachine with a bound on local instructions between
+// visible steps (0: DefaultLocalBudget); the bound applies from the
+// initial local computations on.
+func newMachine(prog *Program, localBudget int) *Machine {
+	if localBudget <= 0 {
+		localBudget = DefaultLocalBudget
+	}
 	m := &Machine{
 		Prog:        prog,
 		Mem:         append([]int64(nil), prog.Init...),
-		LocalBudget: DefaultLocalBudget,
+		LocalBudget: localBudget,
 		procSpawns:  make([]int32, len(prog.Procs)),
 	}
 	for _, spec := range prog.Threads {

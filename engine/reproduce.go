@@ -9,7 +9,7 @@ import (
 // again: the last step stops with the same kind of failure, or the final
 // state is a deadlock, or the last step is in a data race.
 func Reproduce(prog *Program, bug *Bug) error {
-	events, m, err := Replay(prog, bug.Schedule, nil)
+	events, m, err := Replay(prog, bug.Schedule, bug.LocalBudget, nil)
 	if err != nil {
 		return err
 	}

@@ -125,14 +125,16 @@ type ReplayStep struct {
 }
 
 // Replay re-executes schedule from the initial state of prog, calling
-// visit after each step (visit may be nil). It returns the events and an
-// error if the schedule does not fit the program (a thread that does not
-// exist or cannot move).
-func Replay(prog *Program, schedule []int32, visit func(ReplayStep)) ([]Event, *Machine, error) {
+// visit after each step (visit may be nil). localBudget is the bound on
+// local instructions between visible steps that the schedule was found
+// with (0: DefaultLocalBudget). It returns the events and an error if the
+// schedule does not fit the program (a thread that does not exist or
+// cannot move).
+func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayStep)) ([]Event, *Machine, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m := NewMachine(prog)
+	m := newMachine(prog, localBudget)
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
 		if t < 0 || int(t) >= len(m.Threads) {

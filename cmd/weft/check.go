@@ -175,11 +175,7 @@ func printDiagnostics(w io.Writer, path string, diags []source.Diagnostic) {
 			fmt.Fprintf(w, "%s: and %d more diagnostics\n", path, len(diags)-i)
 			return
 		}
-		code := ""
-		if d.Code != "" {
-			code = " [" + d.Code + "]"
-		}
-		fmt.Fprintf(w, "%s: %s: %s%s\n", humanPos(path, d.Range), d.Severity, d.Message, code)
+		fmt.Fprintf(w, "%s: %s: %s\n", humanPos(path, d.Range), d.Severity, d.Message)
 	}
 }
 

@@ -51,7 +51,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "replaying %s: %s at %s (%d steps)\n", bug.Kind, bug.Message, humanPos(path, bug.Range), len(bug.Schedule))
-	_, _, err = engine.Replay(ld.Exec, bug.Schedule, func(st engine.ReplayStep) {
+	_, _, err = engine.Replay(ld.Exec, bug.Schedule, bug.LocalBudget, func(st engine.ReplayStep) {
 		fmt.Fprintf(stdout, "\nstep %d  %s  %s  (%d:%d)\n", st.Index+1, st.Trace.Thread, st.Trace.Op,
 			st.Trace.Range.Start.Line+1, st.Trace.Range.Start.Col+1)
 		fmt.Fprintf(stdout, "  shared: %s\n", formatShared(ld.Exec, st.M))
