@@ -85,7 +85,9 @@ type lowerer struct {
 	rng       source.Range // range given to emitted instructions
 	loops     []loopCtx
 	inAtomic  bool
-	endJumps  []int // pcs of jumps to the end (return)
+	atomic    *engine.AtomicFootprint // the block being lowered
+	atomicPC  int                     // its OpAtomic
+	endJumps  []int                   // pcs of jumps to the end (return)
 }
 
 type loopCtx struct {
@@ -261,6 +263,12 @@ func sortLocals(ls []engine.LocalVar) {
 }
 
 func (l *lowerer) emit(op engine.Op, a, b, c int32) int {
+	if l.inAtomic {
+		switch op {
+		case engine.OpJmp, engine.OpJz, engine.OpJnz, engine.OpJge, engine.OpJlt, engine.OpAtomicEnd:
+			l.atomic.Stable = false // what it accesses may depend on what it reads
+		}
+	}
 	l.b.Code = append(l.b.Code, engine.Instr{Op: op, A: a, B: b, C: c})
 	l.b.Ranges = append(l.b.Ranges, l.rng)
 	return len(l.b.Code) - 1
@@ -405,13 +413,21 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 			lp.continues = append(lp.continues, pc)
 		}
 	case *grammar.AtomicStmt:
-		l.emit(engine.OpAtomic, 0, 0, 0)
+		l.atomicPC = l.emit(engine.OpAtomic, 0, 0, 0)
+		l.atomic = &engine.AtomicFootprint{Stable: true}
 		l.inAtomic = true
 		l.stmts(s.Body.Stmts)
 		l.inAtomic = false
 		l.rng = grammar.Range(s)
 		pc := l.emit(engine.OpAtomicEnd, 0, 0, 0)
 		l.b.Code[pc].A = l.pc()
+		if l.atomic.Stable && addressesDependOnReads(l.b.Code[l.atomicPC+1:pc]) {
+			l.atomic.Stable = false
+		}
+		if l.b.Atomics == nil {
+			l.b.Atomics = make(map[int32]*engine.AtomicFootprint)
+		}
+		l.b.Atomics[int32(l.atomicPC)] = l.atomic
 	default:
 		panic(fmt.Sprintf("cannot lower %T", s))
 	}
@@ -514,6 +530,8 @@ func (l *lowerer) spawn(sp *grammar.SpawnExpr, dst int32) {
 // place is where an lvalue or a mutex lives.
 type place struct {
 	shared bool
+	// Shared: the locations the place may denote, [lo, hi).
+	lo, hi int32
 	// Shared: addr is a slot holding the address (or a constant slot).
 	// Local: base is the first slot of the variable, off a slot holding
 	// the element offset (or -1 for a scalar).
@@ -558,14 +576,16 @@ func (l *lowerer) lvalue(e grammar.Expr) place {
 	off := l.offset(root.Type, indices)
 	if root.Kind == SharedVar {
 		if off < 0 {
-			return place{shared: true, addr: l.constant(int64(root.Offset))}
+			at := int32(root.Offset)
+			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
 		}
 		if off&constFlag != 0 {
-			return place{shared: true, addr: l.constant(int64(root.Offset) + l.constVals[off&^constFlag])}
+			at := int32(int64(root.Offset) + l.constVals[off&^constFlag])
+			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
 		}
 		a := l.newTemp()
 		l.emit(engine.OpAddI, a, off, int32(root.Offset))
-		return place{shared: true, addr: a}
+		return place{shared: true, addr: a, lo: int32(root.Offset), hi: int32(int64(root.Offset) + SizeOf(root.Type))}
 	}
 	return place{base: int32(root.Slot), off: off}
 }
@@ -624,6 +644,9 @@ func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
 // load reads a place into a slot (a visible step for shared places).
 func (l *lowerer) load(pl place) int32 {
 	if pl.shared {
+		if l.inAtomic {
+			l.atomic.Reads = append(l.atomic.Reads, engine.LocRange{Lo: pl.lo, Hi: pl.hi})
+		}
 		t := l.newTemp()
 		l.emit(engine.OpLoad, t, pl.addr, 0)
 		return t
@@ -643,6 +666,9 @@ func (l *lowerer) load(pl place) int32 {
 func (l *lowerer) store(pl place, v int32) {
 	switch {
 	case pl.shared:
+		if l.inAtomic {
+			l.atomic.Writes = append(l.atomic.Writes, engine.LocRange{Lo: pl.lo, Hi: pl.hi})
+		}
 		l.emit(engine.OpStore, v, pl.addr, 0)
 	case pl.off < 0:
 		l.emit(engine.OpMov, pl.base, v, 0)
@@ -684,7 +710,8 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		case Thread:
 			return l.constant(l.tids[obj])
 		case SharedVar:
-			return l.load(place{shared: true, addr: l.constant(int64(obj.Offset))})
+			at := int32(obj.Offset)
+			return l.load(place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1})
 		default:
 			return int32(obj.Slot)
 		}
@@ -775,4 +802,37 @@ func rootObject(p *Program, e grammar.Expr) *Object {
 			return nil
 		}
 	}
+}
+
+// addressesDependOnReads reports whether, in straight-line code, some
+// shared access uses an address computed from a value read from shared
+// memory earlier in the same code (a taint analysis over frame slots;
+// local array elements count as tainted once a tainted value is stored in
+// any of them).
+func addressesDependOnReads(code []engine.Instr) bool {
+	tainted := map[int32]bool{}
+	arrays := false
+	for _, in := range code {
+		switch in.Op {
+		case engine.OpLoad:
+			if tainted[in.B] {
+				return true
+			}
+			tainted[in.A] = true
+		case engine.OpStore:
+			if tainted[in.B] {
+				return true
+			}
+		case engine.OpMov, engine.OpNeg, engine.OpNot, engine.OpAddI, engine.OpMulI:
+			tainted[in.A] = tainted[in.B]
+		case engine.OpAdd, engine.OpSub, engine.OpMul, engine.OpDiv, engine.OpMod,
+			engine.OpEq, engine.OpNe, engine.OpLt, engine.OpLe:
+			tainted[in.A] = tainted[in.B] || tainted[in.C]
+		case engine.OpLdx:
+			tainted[in.A] = tainted[in.B] || arrays
+		case engine.OpStx:
+			arrays = arrays || tainted[in.A] || tainted[in.B]
+		}
+	}
+	return false
 }

@@ -48,6 +48,7 @@ type accRec struct {
 	loc    int32
 	kind   accKind
 	atomic bool  // made inside an atomic block
+	may    bool  // not made: an access the step may make (for dependence only)
 	prev   int32 // previous access record of the same location, or -1
 }
 
@@ -132,7 +133,9 @@ func join(dst, src []int32) {
 
 // push records event ev (just executed, with index d == depth()) and
 // computes its clocks. numThreads is the number of threads after the step.
-func (c *clocks) push(ev *Event, numThreads int) {
+// may, if not nil, lists the accesses an atomic step may make (see
+// AtomicFootprint): dependence uses them on top of the executed ones.
+func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	c.grow(numThreads)
 	d := int32(len(c.thread))
 	t := ev.Thread
@@ -179,11 +182,11 @@ func (c *clocks) push(ev *Event, numThreads int) {
 		c.baseEv[ev.Loc] = d
 	case EvAtomic:
 		for _, a := range ev.Acc {
-			k := accRead
-			if a.Write {
-				k = accWrite
-			}
-			c.access(d, a.Loc, k, true, dep)
+			c.access(d, a.Loc, kindOf(a), true, dep)
+		}
+		for _, a := range may {
+			c.access(d, a.Loc, kindOf(a), true, dep)
+			c.accs[len(c.accs)-1].may = true
 		}
 	}
 	dep[t] = ev.Index + 1
@@ -207,6 +210,13 @@ func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
 		}
 	}
 	c.addAcc(d, loc, k, atomic)
+}
+
+func kindOf(a Access) accKind {
+	if a.Write {
+		return accWrite
+	}
+	return accRead
 }
 
 func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
@@ -325,12 +335,12 @@ func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, lo
 	t := c.thread[d]
 	for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
 		r := c.accs[i]
-		if r.kind == accLock || r.kind == accUnlock || locs[r.loc].Atomic {
+		if r.kind == accLock || r.kind == accUnlock || r.may || locs[r.loc].Atomic {
 			continue
 		}
 		for h := r.prev; h >= 0; h = c.accs[h].prev {
 			p := &c.accs[h]
-			if p.ev == d {
+			if p.ev == d || p.may {
 				continue
 			}
 			conflict := r.kind == accWrite || p.kind == accWrite

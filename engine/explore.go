@@ -18,6 +18,12 @@ const (
 	DFS Algorithm = "dfs"
 	// SDPOR is Source-DPOR with sleep sets (Abdulla et al.).
 	SDPOR Algorithm = "sdpor"
+	// QPOR is unfolding-based POR with k-partial alternatives (Nguyen et
+	// al., CAV'18); Options.K is k.
+	QPOR Algorithm = "qpor"
+	// Optimal is unfolding-based POR with alternatives (∞-partial): it
+	// never explores a sleep-set-blocked execution.
+	Optimal Algorithm = "optimal"
 )
 
 // Algorithms lists the modes Explore accepts.
@@ -33,6 +39,7 @@ type Options struct {
 	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
 	MaxExecutions int64 // stop after this many executions (0: no limit)
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
+	K             int   // qpor: k of k-partial alternatives (default 1)
 
 	// OnBug, if set, is called (on the exploring goroutine) for each new
 	// bug as soon as it is found.
@@ -120,7 +127,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	switch opts.Algorithm {
 	case "":
 		opts.Algorithm = SDPOR
-	case DFS, SDPOR:
+	case DFS, SDPOR, QPOR, Optimal:
 	default:
 		return nil, fmt.Errorf("unknown algorithm %q (want one of %v)", opts.Algorithm, Algorithms)
 	}
@@ -130,8 +137,15 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
 	}
+	if opts.K <= 0 {
+		opts.K = 1
+	}
 	x := newExplorer(ctx, prog, opts)
-	x.run()
+	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {
+		x.runQPOR()
+	} else {
+		x.run()
+	}
 	x.res.Elapsed = time.Since(x.start)
 	x.res.Stats = x.stats
 	x.res.Stats.Elapsed = time.Since(x.start)
@@ -151,12 +165,45 @@ type footprint struct {
 	acc  []Access // atomic steps
 }
 
-func footprintOf(ev *Event) footprint {
+// footprintOf is the footprint of an executed step. may lists the
+// accesses an unstable atomic step may make (nil otherwise).
+func footprintOf(ev *Event, may []Access) footprint {
 	fp := footprint{kind: ev.Kind, stop: ev.Stop != NoStop, loc: ev.Loc}
 	if ev.Kind == EvAtomic {
-		fp.acc = append([]Access(nil), ev.Acc...)
+		fp.acc = append(append([]Access(nil), ev.Acc...), may...)
 	}
 	return fp
+}
+
+// mayAccesses returns what an atomic step may access beyond what it did,
+// when its block is not Stable (nil otherwise). See AtomicFootprint.
+func (x *explorer) mayAccesses(ev *Event) []Access {
+	if ev.Kind != EvAtomic || ev.Stop != NoStop {
+		return nil
+	}
+	fp := x.m.Threads[ev.Thread].Body.Atomics[ev.PC]
+	if fp == nil || fp.Stable {
+		return nil
+	}
+	if acc, ok := x.mayCache[fp]; ok {
+		return acc
+	}
+	var acc []Access
+	for _, r := range fp.Reads {
+		for l := r.Lo; l < r.Hi; l++ {
+			acc = append(acc, Access{Loc: l})
+		}
+	}
+	for _, r := range fp.Writes {
+		for l := r.Lo; l < r.Hi; l++ {
+			acc = append(acc, Access{Loc: l, Write: true})
+		}
+	}
+	if x.mayCache == nil {
+		x.mayCache = make(map[*AtomicFootprint][]Access)
+	}
+	x.mayCache[fp] = acc
+	return acc
 }
 
 // touches calls f for each location a step accesses, with whether it
@@ -217,6 +264,8 @@ type explorer struct {
 	stopReason  string
 	raceScratch []int32
 	initials    []int32
+	mayCache    map[*AtomicFootprint][]Access
+	fpScratch   []Access
 	vEvents     []int32
 	checkTick   int
 }
@@ -318,7 +367,7 @@ func (x *explorer) run() {
 		ev := &x.evs[d]
 		ok := x.m.Step(int(p), ev)
 		x.stats.Events++
-		x.clk.push(ev, len(x.m.Threads))
+		x.clk.push(ev, len(x.m.Threads), x.mayAccesses(ev))
 		if sdpor {
 			x.addRaces(int32(d), ev)
 		}
@@ -363,7 +412,7 @@ func (x *explorer) retreat(d int) {
 	if x.opts.Algorithm == SDPOR {
 		n := &x.nodes[d]
 		n.sleepSet.add(int(n.chosen))
-		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.evs[d])})
+		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.evs[d], x.mayAccesses(&x.evs[d]))})
 	}
 }
 
@@ -389,6 +438,10 @@ func (x *explorer) enter(d int) bool {
 		parent := &x.nodes[d-1]
 		ev := &x.evs[d-1]
 		fp := footprint{kind: ev.Kind, loc: ev.Loc, acc: ev.Acc}
+		if may := x.mayAccesses(ev); may != nil {
+			x.fpScratch = append(append(x.fpScratch[:0], ev.Acc...), may...)
+			fp.acc = x.fpScratch
+		}
 		for _, s := range parent.sleep {
 			if s.thread != ev.Thread && !dependent(&s.fp, &fp) {
 				n.sleep = append(n.sleep, s)

@@ -101,6 +101,37 @@ type Body struct {
 	ArgSlot   int            // arguments occupy slots ArgSlot..ArgSlot+NumParams-1
 	Messages  []string       // assertion messages
 	Locals    []LocalVar     // named locals, for display
+	// Atomics describes the atomic blocks, by the pc of their OpAtomic.
+	Atomics map[int32]*AtomicFootprint
+}
+
+// AtomicFootprint is what an atomic block may access. A block is Stable
+// when the locations it accesses are fixed by the thread's frame when it
+// starts: straight-line code whose addresses do not depend on values it
+// reads. Then its executed accesses are its footprint, like any other
+// step's. An unstable block (a branch or a loop inside, or an address
+// computed from a value read inside) may access different locations
+// depending on the values it reads, so dependence uses everything it may
+// read and write: Reads and Writes, ranges of shared locations.
+type AtomicFootprint struct {
+	Stable        bool
+	Reads, Writes []LocRange
+}
+
+// LocRange is the range [Lo, Hi) of shared locations.
+type LocRange struct{ Lo, Hi int32 }
+
+// HasUnstableAtomics reports whether some atomic block of the program is
+// not Stable (see AtomicFootprint).
+func (p *Program) HasUnstableAtomics() bool {
+	for _, b := range p.Bodies {
+		for _, a := range b.Atomics {
+			if !a.Stable {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // LocalVar names a range of frame slots, for showing local state.

@@ -51,7 +51,7 @@ func Reproduce(prog *Program, bug *Bug) error {
 		c := newClocks(len(prog.Threads), len(prog.Locations))
 		found := false
 		for i := range events {
-			c.push(&events[i], len(m.Threads))
+			c.push(&events[i], len(m.Threads), nil)
 		}
 		if last == nil {
 			return fmt.Errorf("empty schedule")

@@ -1,0 +1,718 @@
+package engine
+
+import (
+	"fmt"
+)
+
+// qexplorer runs Alg. 1 of the QPOR paper (Explore(C, D, A)) over the
+// unfolding of unfolding.go. The Machine always stands at a linearisation
+// of C (its events in the order they were added, stops left out), so going
+// from C to C ∪ {e} is one step and coming back one undo. The explorer
+// (bug reports, traces, statistics, budgets, callbacks) is shared with the
+// other modes.
+type qexplorer struct {
+	x     *explorer
+	k     int // k-partial alternatives; 0: optimal (every event of D)
+	u     *unfolding
+	c     config
+	d     []*uevent // D, in the order events were added
+	uidOf []int32   // machine thread index → uid
+	midx  []int32   // uid → machine thread index (-1: not in the execution)
+	tmp   Event
+	stamp int32
+
+	imprecise int64 // atomic blocks whose accesses differed from the footprint used
+}
+
+func (x *explorer) runQPOR() {
+	q := &qexplorer{x: x}
+	if x.opts.Algorithm == QPOR {
+		q.k = x.opts.K
+		if q.k <= 0 {
+			q.k = 1
+		}
+	}
+	for i := range x.m.Threads {
+		q.uidOf = append(q.uidOf, int32(i))
+		q.midx = append(q.midx, int32(i))
+	}
+	q.u = newUnfolding(x.prog, x.m, q.uidFn)
+	q.c.locs = make([][]*uevent, len(x.prog.Locations))
+	q.c.grow(q.u.nuid)
+	q.explore(nil)
+	x.finish()
+}
+
+func (q *qexplorer) uidFn(mi int) int32 { return q.uidOf[mi] }
+
+// present reports whether thread t exists in C.
+func (q *qexplorer) present(t int32) bool {
+	return int(t) < len(q.x.prog.Threads) || (int(t) < len(q.c.spawnerOf) && q.c.spawnerOf[t] != nil)
+}
+
+// nextOf is thread t's action after p (its start if p is nil), or nil.
+func (q *qexplorer) nextOf(t int32, p *uevent) *action {
+	if p != nil {
+		if p.stop {
+			return nil
+		}
+		return p.next
+	}
+	if int(t) < len(q.x.prog.Threads) {
+		if q.u.startFin[t] {
+			return nil
+		}
+		return q.u.starts[t]
+	}
+	sp := q.c.spawnerOf[t]
+	if sp == nil || sp.childFin {
+		return nil
+	}
+	return sp.childNext
+}
+
+// probe learns the accesses of an atomic block by running it and undoing
+// it: thread t must stand at the action on the machine.
+func (q *qexplorer) probe(t int32, a *action) {
+	if a.probed {
+		return
+	}
+	m := q.x.m
+	mi := int(q.midx[t])
+	th := m.Threads[mi]
+	if fp := th.Body.Atomics[th.PC]; fp != nil && !fp.Stable {
+		// The locations depend on values: use everything it may access,
+		// which no history changes.
+		var acc []Access
+		for _, r := range fp.Reads {
+			for l := r.Lo; l < r.Hi; l++ {
+				acc = append(acc, Access{Loc: l})
+			}
+		}
+		for _, r := range fp.Writes {
+			for l := r.Lo; l < r.Hi; l++ {
+				acc = append(acc, Access{Loc: l, Write: true})
+			}
+		}
+		a.acc, a.probed, a.unstable = acc, true, true
+		return
+	}
+	m.Step(mi, &q.tmp)
+	a.acc = append([]Access(nil), q.tmp.Acc...)
+	a.probed = true
+	m.Undo()
+}
+
+// explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d.
+func (q *qexplorer) explore(A []*uevent) {
+	x := q.x
+	if x.stopReason != "" || x.cancelled() {
+		return
+	}
+	en := q.enabled()
+	if len(en) == 0 {
+		q.maximal()
+		return
+	}
+	var e *uevent
+	if len(A) > 0 {
+		for _, a := range A {
+			if containsEv(en, a) {
+				e = a
+				break
+			}
+		}
+		if e == nil {
+			panic("qpor: no event of the clue is enabled")
+		}
+	} else {
+		var last int32 = -1
+		if n := len(q.c.events); n > 0 {
+			last = q.c.events[n-1].thread
+		}
+		for _, f := range en {
+			if f.inD == 0 && (e == nil || f.thread == last) {
+				e = f
+			}
+		}
+		if e == nil {
+			x.stats.SSB++
+			return
+		}
+	}
+	if q.push(e) {
+		q.explore(removeEv(A, e))
+	}
+	q.pop(e)
+	if x.stopReason != "" {
+		return
+	}
+	e.inD++
+	q.d = append(q.d, e)
+	if J := q.alt(en, e); J != nil {
+		q.explore(J)
+	}
+	q.d = q.d[:len(q.d)-1]
+	e.inD--
+}
+
+func containsEv(s []*uevent, e *uevent) bool {
+	for _, f := range s {
+		if f == e {
+			return true
+		}
+	}
+	return false
+}
+
+func removeEv(s []*uevent, e *uevent) []*uevent {
+	var out []*uevent
+	for _, f := range s {
+		if f != e {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// enabled computes en(C): for each thread that can move, the event of its
+// next action whose history is the closure of the events of C it depends
+// on.
+func (q *qexplorer) enabled() []*uevent {
+	var en []*uevent
+	for t := int32(0); t < int32(len(q.c.tmax)); t++ {
+		if !q.present(t) {
+			continue
+		}
+		p := q.c.tmax[t]
+		a := q.nextOf(t, p)
+		if a == nil || !q.x.m.Enabled(int(q.midx[t])) {
+			continue
+		}
+		q.probe(t, a)
+		var sp *uevent
+		if p == nil && int(t) >= len(q.x.prog.Threads) {
+			sp = q.c.spawnerOf[t]
+		}
+		en = append(en, q.u.event(t, p, sp, a, q.latestDeps(t, a, nil)))
+	}
+	return en
+}
+
+// latestDeps appends the last events of C (of other threads) that action a
+// of thread t depends on: every event of C it depends on is below one of
+// them.
+func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
+	if a.kind == EvJoin {
+		if T := a.loc; T >= 0 && int(T) < len(q.c.tmax) {
+			if f := q.c.tmax[T]; f != nil && f.finished {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	fp := a.footprint()
+	fp.touches(func(l int32, w bool) bool {
+		s := q.c.locs[l]
+		for i := len(s) - 1; i >= 0; i-- {
+			f := s[i]
+			if f.thread == t {
+				continue
+			}
+			_, fw := f.fp.access(l)
+			if fw {
+				out = append(out, f)
+				break
+			}
+			if w {
+				out = append(out, f)
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// push adds e ∈ en(C) to C: executes it, learns its label the first time,
+// reports what it finds, and adds the new extensions to U. It returns
+// false if the execution ends here (step bound).
+func (q *qexplorer) push(e *uevent) bool {
+	x := q.x
+	mi := int(q.midx[e.thread])
+	d := x.m.Depth()
+	x.node(d)
+	ev := &x.evs[d]
+	ok := x.m.Step(mi, ev)
+	x.stats.Events++
+	x.clk.push(ev, len(x.m.Threads), nil)
+	x.checkDataRaces(int32(d), ev)
+	first := !e.executed
+	if first {
+		e.executed = true
+		e.stop = !ok
+		e.stopKind = ev.Stop
+		e.finished = ev.Finished
+		if ev.Kind == EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
+			q.imprecise++
+		}
+		if ev.Kind == EvLock || ev.Kind == EvUnlock {
+			if h := x.m.Mem[ev.Loc]; h > 0 {
+				e.holder = int64(q.uidOf[h-1]) + 1
+			}
+		}
+	}
+	if !ok {
+		q.reportStop(d, ev)
+		x.clk.pop()
+		x.m.Undo()
+	} else if ev.Kind == EvSpawn {
+		child := int(ev.Loc)
+		if first {
+			e.childUID = q.u.childUID(e.thread, x.m.Threads[child].SpawnIndex)
+		}
+		for len(q.uidOf) <= child {
+			q.uidOf = append(q.uidOf, -1)
+		}
+		q.uidOf[child] = e.childUID
+		for int32(len(q.midx)) < q.u.nuid {
+			q.midx = append(q.midx, -1)
+		}
+		q.midx[e.childUID] = int32(child)
+		if first {
+			e.childNext = peekAction(x.m, child, q.uidFn)
+			e.childFin = x.m.Threads[child].Status == Finished
+		}
+	}
+	if first && ok && !ev.Finished {
+		e.next = peekAction(x.m, mi, q.uidFn)
+	}
+	q.c.grow(q.u.nuid)
+	q.c.push(e)
+	q.addExtensions(e)
+	if ok && x.m.Depth() >= x.opts.MaxSteps {
+		p := int32(mi)
+		x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), x.m.Depth(), nil)
+		x.executionDone()
+		return false
+	}
+	return true
+}
+
+func sameAccesses(a, b []Access) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Loc != b[i].Loc || a[i].Write != b[i].Write {
+			return false
+		}
+	}
+	return true
+}
+
+// pop removes the last event of C.
+func (q *qexplorer) pop(e *uevent) {
+	q.c.pop()
+	if e.stop {
+		return
+	}
+	if e.fp.kind == EvSpawn {
+		q.midx[e.childUID] = -1
+		q.uidOf = q.uidOf[:len(q.uidOf)-1]
+	}
+	q.x.clk.pop()
+	q.x.m.Undo()
+}
+
+func (q *qexplorer) reportStop(d int, ev *Event) {
+	x := q.x
+	switch ev.Stop {
+	case StopAssertion:
+		x.report(BugAssertion, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	case StopRuntimeError:
+		x.report(BugRuntimeError, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	case StopStepBound:
+		x.report(BugStepBound, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	}
+}
+
+// maximal handles a maximal configuration. Its stops are executed last,
+// so that OnExecution sees a real execution.
+func (q *qexplorer) maximal() {
+	x := q.x
+	if q.c.nstops == 0 {
+		x.maximal(x.m.Depth())
+		return
+	}
+	d0 := x.m.Depth()
+	assume := false
+	for _, e := range q.c.events {
+		if !e.stop {
+			continue
+		}
+		d := x.m.Depth()
+		x.node(d)
+		ev := &x.evs[d]
+		x.m.Step(int(q.midx[e.thread]), ev)
+		x.clk.push(ev, len(x.m.Threads), nil)
+		if ev.Stop == StopAssume {
+			assume = true
+		}
+	}
+	if assume {
+		x.stats.AssumeBlocked++
+	}
+	x.executionDone()
+	for x.m.Depth() > d0 {
+		x.clk.pop()
+		x.m.Undo()
+	}
+}
+
+// addExtensions adds to U the extensions of C whose history holds e, the
+// event just added (see "Extensions" in unfolding.go).
+func (q *qexplorer) addExtensions(e *uevent) {
+	nd := int32(len(q.x.prog.Threads))
+	for t := int32(0); t < int32(len(q.c.tmax)); t++ {
+		if !q.present(t) {
+			continue
+		}
+		if t == e.thread {
+			q.enumerate(t, e, nil, e)
+			continue
+		}
+		sp := (*uevent)(nil)
+		if t >= nd {
+			sp = q.c.spawnerOf[t]
+		}
+		if sp == e {
+			q.enumerate(t, nil, e, e)
+			continue
+		}
+		ch := q.c.chain[t]
+		for i := len(ch) - 1; i >= -1; i-- {
+			var p *uevent
+			if i >= 0 {
+				p = ch[i]
+			}
+			a := q.nextOf(t, p)
+			if a == nil {
+				continue
+			}
+			if !a.probed {
+				if i != len(ch)-1 {
+					continue // cannot happen: the next event's action was probed
+				}
+				q.probe(t, a)
+			}
+			if !actDep(a, e) {
+				continue
+			}
+			if p == nil {
+				q.enumerate(t, nil, sp, e)
+			} else {
+				q.enumerate(t, p, nil, e)
+			}
+		}
+	}
+}
+
+// enumerate adds the events of thread t after p (or at its start, spawned
+// by sp) whose history holds e as a maximal event.
+func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
+	a := q.nextOf(t, p)
+	if a == nil {
+		return
+	}
+	ch := q.c.chain[t]
+	j := 0
+	if p != nil {
+		j = int(p.idx) + 1
+	}
+	var nprime *uevent
+	if j < len(ch) {
+		nprime = ch[j]
+	}
+	if !a.probed {
+		if nprime != nil {
+			return // cannot happen: nprime's action was probed before it was created
+		}
+		q.probe(t, a)
+	}
+	var gen0 []*uevent
+	var base []*uevent
+	if p != nil {
+		base = mergeInto(base, p)
+	}
+	if sp != nil {
+		base = mergeInto(base, sp)
+	}
+	if e != p && e != sp {
+		if p != nil && leq(e, p) {
+			return
+		}
+		if nprime != nil && leq(nprime, e) {
+			return
+		}
+		gen0 = append(gen0, e)
+		base = mergeInto(base, e)
+	}
+	// Candidates for M: events of C' that a depends on, not in base, not
+	// after nprime.
+	var cand []*uevent
+	add := func(f *uevent) {
+		if f.thread == t || f == e || leqView(f, base) || (nprime != nil && leq(nprime, f)) || containsEv(cand, f) {
+			return
+		}
+		cand = append(cand, f)
+	}
+	if a.kind == EvJoin {
+		if T := a.loc; T >= 0 && int(T) < len(q.c.tmax) {
+			if f := q.c.tmax[T]; f != nil && f.finished {
+				add(f)
+			}
+		}
+	} else {
+		fp := a.footprint()
+		fp.touches(func(l int32, w bool) bool {
+			for _, f := range q.c.locs[l] {
+				if _, fw := f.fp.access(l); w || fw {
+					add(f)
+				}
+			}
+			return false
+		})
+	}
+	var rec func(i int, chosen, tm []*uevent)
+	rec = func(i int, chosen, tm []*uevent) {
+		if i == len(cand) {
+			q.emit(t, p, sp, a, append(append([]*uevent(nil), gen0...), chosen...), tm)
+			return
+		}
+		rec(i+1, chosen, tm)
+		f := cand[i]
+		if leqView(f, tm) {
+			return
+		}
+		for _, g := range chosen {
+			if leq(g, f) {
+				return
+			}
+		}
+		tm2 := mergeInto(append([]*uevent(nil), tm...), f)
+		rec(i+1, append(chosen[:len(chosen):len(chosen)], f), tm2)
+	}
+	rec(0, nil, base)
+}
+
+// emit adds ⟨a, H⟩ to U if a is enabled at state(H); H is given by its
+// generators and its per-thread maxima tm.
+func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) {
+	switch a.kind {
+	case EvLock:
+		h := q.holderIn(a.loc, tm)
+		if h != 0 && h != int64(t)+1 {
+			return
+		}
+	case EvJoin:
+		T := a.loc
+		if T == t {
+			return
+		}
+		if T >= 0 {
+			if f := tmaxAt(tm, T); f != nil {
+				if !f.finished {
+					return
+				}
+			} else if !q.finishedAtStart(T, tm) {
+				return
+			}
+		}
+	}
+	q.u.event(t, p, sp, a, gen)
+}
+
+// holderIn is the holder (uid+1, or 0) of mutex loc after the events of C
+// in the configuration with maxima tm.
+func (q *qexplorer) holderIn(loc int32, tm []*uevent) int64 {
+	s := q.c.locs[loc]
+	for i := len(s) - 1; i >= 0; i-- {
+		if leqView(s[i], tm) {
+			return s[i].holder
+		}
+	}
+	return 0
+}
+
+func (q *qexplorer) finishedAtStart(T int32, tm []*uevent) bool {
+	if int(T) < len(q.x.prog.Threads) {
+		return q.u.startFin[T]
+	}
+	if int(T) < len(q.c.spawnerOf) {
+		if sp := q.c.spawnerOf[T]; sp != nil && leqView(sp, tm) {
+			return sp.childFin
+		}
+	}
+	return false
+}
+
+type spike struct {
+	ev    *uevent
+	delta []*uevent // [ev] \ C
+}
+
+// alt computes a clue to D after C (D already holds e) with the comb of
+// Sec. 5: k events of D enabled at C (e first, then the most recent), a
+// spike per event of the events of U in immediate conflict with it that
+// are compatible with C and avoid D, and a combination of pairwise
+// compatible events. It returns J \ C, or nil.
+func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
+	dl := []*uevent{e}
+	for i := len(q.d) - 2; i >= 0; i-- {
+		if d := q.d[i]; d != e && containsEv(en, d) && !containsEv(dl, d) {
+			dl = append(dl, d)
+		}
+	}
+	if q.k > 0 && len(dl) > q.k {
+		dl = dl[:q.k]
+	}
+	spikes := make([][]spike, len(dl))
+	for i, d := range dl {
+		q.stamp++
+		stamp := q.stamp
+		consider := func(a *uevent) {
+			if a.stamp == stamp {
+				return
+			}
+			a.stamp = stamp
+			if a == d || q.c.contains(a) || (a.thread != d.thread && !udep(a, d)) {
+				return
+			}
+			delta, ok := q.deltaC(a)
+			if !ok {
+				return
+			}
+			for _, f := range delta {
+				if f.inD > 0 {
+					return
+				}
+			}
+			spikes[i] = append(spikes[i], spike{a, delta})
+		}
+		for _, a := range q.u.byThread[d.thread] {
+			consider(a)
+		}
+		d.fp.touches(func(l int32, _ bool) bool {
+			for _, a := range q.u.byLoc[l] {
+				consider(a)
+			}
+			return false
+		})
+		if len(spikes[i]) == 0 {
+			return nil
+		}
+	}
+	chosen := make([]int, len(dl))
+	var rec func(i int) bool
+	rec = func(i int) bool {
+		if i == len(dl) {
+			return true
+		}
+		for j := range spikes[i] {
+			ok := true
+			for h := 0; h < i && ok; h++ {
+				ok = deltaCompat(spikes[h][chosen[h]].delta, spikes[i][j].delta)
+			}
+			if ok {
+				chosen[i] = j
+				if rec(i + 1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !rec(0) {
+		return nil
+	}
+	var J []*uevent
+	for i := range dl {
+		for _, f := range spikes[i][chosen[i]].delta {
+			if !containsEv(J, f) {
+				J = append(J, f)
+			}
+		}
+	}
+	return J
+}
+
+// deltaC returns [a] \ C if [a] ∪ C is a configuration.
+func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
+	c := &q.c
+	var delta []*uevent
+	for ui, x := range a.tmax {
+		if x == nil {
+			continue
+		}
+		var cm *uevent
+		if ui < len(c.tmax) {
+			cm = c.tmax[ui]
+		}
+		if cm != nil && x.idx <= cm.idx {
+			if c.chain[ui][x.idx] != x {
+				return nil, false
+			}
+			continue
+		}
+		if cm != nil && ancestorAt(x, cm.idx) != cm {
+			return nil, false
+		}
+		for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
+			delta = append(delta, y)
+		}
+	}
+	for _, f := range delta {
+		bad := false
+		f.fp.touches(func(l int32, w bool) bool {
+			s := c.locs[l]
+			for i := len(s) - 1; i >= 0; i-- {
+				g := s[i]
+				if g.thread == f.thread {
+					continue
+				}
+				_, gw := g.fp.access(l)
+				if (w || gw) && !leq(g, a) {
+					bad = true
+					return true
+				}
+				if gw {
+					break
+				}
+			}
+			return false
+		})
+		if bad {
+			return nil, false
+		}
+	}
+	return delta, true
+}
+
+// deltaCompat reports whether C ∪ X ∪ Y is a configuration, given that
+// C ∪ X and C ∪ Y are (X, Y disjoint from C).
+func deltaCompat(X, Y []*uevent) bool {
+	for _, f := range X {
+		if containsEv(Y, f) {
+			continue
+		}
+		for _, g := range Y {
+			if containsEv(X, g) {
+				continue
+			}
+			if f.thread == g.thread || udep(f, g) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,473 @@
+package engine
+
+// The unfolding (prime event structure) that the qpor and optimal modes
+// explore, after Nguyen, Rodríguez, Sousa, Coti and Petrucci,
+// "Quasi-Optimal Partial Order Reduction" (CAV'18), Def. 1, extended from
+// lock/unlock/create/join programs to Weft's read/write dependence.
+//
+// # Events
+//
+// An event is ⟨a, H⟩: an action a of one thread after a history H (a
+// configuration). It is named canonically by its thread, its thread
+// predecessor p (the previous event of the same thread, or none) and the
+// set of ⊆-maximal events of H other than p; two discoveries of the same
+// ⟨a, H⟩ give the same *uevent (the index `byKey`). The action a is
+// determined by H: the thread's local state after p fixes the instruction
+// and the locations it touches, and state(H) fixes the values read.
+// Values do not matter for dependence, so an event's footprint (kind,
+// location, read/write) is known from p alone and the values are learnt
+// when the event is executed on the Machine. Atomic blocks are the
+// exception: their locations may depend on values, and we take the
+// footprint observed when the block was first executed (or probed) after
+// p (a documented imprecision: models whose atomic blocks compute their
+// addresses from shared values are not handled exactly).
+//
+// Threads are named by a stable id (uid): declared threads by their index,
+// spawned threads by (parent uid, spawn index). Machine indices depend on
+// the interleaving of spawns and are mapped to uids per execution.
+//
+// # Independence
+//
+// Two actions of different threads are dependent exactly as in
+// language.md: they touch the same shared location and one writes it
+// (lock and unlock are writes of the mutex; an atomic block touches each
+// location it accesses), or one is `join T` and the other is T's last
+// step, or one spawns the other's thread. This relation is symmetric and
+// irreflexive across threads, and independent actions commute at every
+// reachable state (reads of one location commute; accesses to different
+// locations commute; a lock is enabled iff the mutex is free, which only
+// events on the mutex change; a join is enabled iff T has finished, which
+// only T's last step changes). So it is an independence in the sense of
+// Sec. 2 of the paper, and Def. 1 yields a PES whose configurations are
+// exactly the Mazurkiewicz traces of Weft executions. In this PES:
+//
+//   - e < f iff e is in f's history. Each event keeps tmax (Def. 7): for
+//     every thread, the last event of that thread in its local
+//     configuration. Events of one thread form a tree (thread tree; two
+//     events of one thread are ordered or in conflict), so e ≤ f iff e is
+//     an ancestor of tmax(f, thread(e)) in its thread tree; ancestors are
+//     found with skip pointers at distances 1, 2, 4, … (Sec. 5.2).
+//   - Immediate conflict is "dependent and causally unordered"; conflict
+//     is inherited. Hence X ∪ Y (X, Y configurations) is a configuration
+//     iff for every thread the tmax of X and Y are ordered, and no event of
+//     X \ Y is dependent with an event of Y \ X: an immediate conflict
+//     a # b with a ∈ X, b ∈ Y has a ∉ Y and b ∉ X, since a configuration
+//     holds no conflict. This generalises Theorem 6 (the lock trees become
+//     the per-location access order).
+//
+// # Extensions
+//
+// When e is added to the explored configuration C (C' = C ∪ {e}), the new
+// extensions ex(C') \ ex(C) are the events ⟨a, H⟩ with e ∈ H ⊆ C'; e is
+// then ⊆-maximal in H, so a depends on e (or e is a's thread predecessor,
+// or spawns a's thread). For each thread t and each position p of t in C'
+// (an event of t, or t's start) whose next action a depends on e, every
+// H = [p] ∪ [e] ∪ [M] is enumerated, where M is an antichain of C'-events
+// dependent with a, none below [p] ∪ [e] and none after p's successor in
+// C'; then every ⊆-maximal event of H depends on a, as Def. 1 requires,
+// and a is enabled at state(H) when a is a lock of a free mutex (the last
+// event on the mutex in H leaves it free) or a join of a finished thread.
+// The ⊆-maximal configurations of C' ∪ {antichains} are small in practice:
+// events on one location with a write are totally ordered in C', so M
+// only ranges over sets of concurrent reads (for a write) and over
+// combinations of locations (for atomic blocks).
+//
+// # Steps that stop the execution
+//
+// A stop (a failed assertion or assume, a runtime error, the local step
+// bound) happens in the real program only as the last step. For the
+// unfolding we use a different, equally sound LTS: a stop ends its own
+// thread only and has no effect on the state; its footprint is the
+// accesses it made (dependence with them is needed because, for an atomic
+// block, whether it fails depends on the values it read). Every prefix of
+// a real execution is an execution of this LTS and conversely every event
+// other than a stop that happens after a stop in this LTS also happens, at
+// the same state, in a real execution where the stopping thread has not
+// made its failing step yet. So the same stops, data races and deadlocks
+// (we never report one in a configuration holding a stop: there, the
+// stopping thread could still move) are reachable. On the Machine a stop
+// is executed (to report the bug with a trace that ends in it) and undone
+// at once; configurations are replayed without their stops.
+type uevent struct {
+	id      int32
+	thread  int32 // uid
+	idx     int32 // index in its thread
+	pred    *uevent
+	spawner *uevent   // first event of a spawned thread: the spawn
+	maxs    []*uevent // ⊆-maximal events of the history other than pred, by id
+	act     *action   // the action (shared by the events after the same predecessor)
+	fp      footprint
+	tmax    []*uevent // per uid: the last event of that thread in [e]
+	anc     []*uevent // anc[i]: ancestor at distance 2^i in the thread tree
+
+	// Known once executed.
+	executed  bool
+	stop      bool
+	stopKind  StopKind
+	finished  bool
+	holder    int64   // mutex events: uid+1 of the holder after the event, 0 if free
+	next      *action // the thread's next action after this event (nil if none)
+	childUID  int32   // spawn events: the child
+	childNext *action // spawn events: the child's first action
+	childFin  bool    // spawn events: the child finished without a visible step
+
+	inD   int32 // how many times in the current D
+	stamp int32 // scratch
+}
+
+// action is what a thread does next after some event (or at its start).
+type action struct {
+	kind     EventKind
+	loc      int32    // location; for join, the target's uid (-1: invalid handle)
+	acc      []Access // atomic blocks: the accesses observed
+	probed   bool     // acc is known
+	unstable bool     // acc is everything the block may access (AtomicFootprint)
+	self     int32    // the thread (uid)
+}
+
+func (a *action) footprint() footprint {
+	fp := footprint{kind: a.kind, loc: a.loc}
+	if a.kind == EvAtomic {
+		fp.acc = a.acc
+	}
+	if a.kind == EvJoin || a.kind == EvSpawn || a.kind == EvStop {
+		fp.loc = -1
+	}
+	return fp
+}
+
+// unfolding is the set U of events discovered so far.
+type unfolding struct {
+	prog     *Program
+	events   int32
+	byKey    map[string]*uevent
+	byThread [][]*uevent // per uid
+	byLoc    [][]*uevent // per location: events touching it
+	uidKey   map[[2]int32]int32
+	starts   []*action // declared threads: first action
+	startFin []bool    // declared threads: finished at once
+	nuid     int32
+	keyBuf   []byte
+	live     int // events in U
+}
+
+func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
+	u := &unfolding{
+		prog:   prog,
+		byKey:  make(map[string]*uevent),
+		byLoc:  make([][]*uevent, len(prog.Locations)),
+		uidKey: make(map[[2]int32]int32),
+		nuid:   int32(len(prog.Threads)),
+	}
+	u.byThread = make([][]*uevent, u.nuid)
+	for t := range prog.Threads {
+		u.starts = append(u.starts, peekAction(m, t, uidOf))
+		u.startFin = append(u.startFin, m.Threads[t].Status == Finished)
+	}
+	return u
+}
+
+// peekAction describes thread t's next step on the machine (nil if the
+// thread has finished).
+func peekAction(m *Machine, t int, uidOf func(int) int32) *action {
+	th := m.Threads[t]
+	if th.Status == Finished {
+		return nil
+	}
+	kind, loc := m.Peek(t)
+	a := &action{kind: kind, loc: loc, self: uidOf(t)}
+	if kind == EvJoin {
+		if loc >= 0 && int(loc) < len(m.Threads) {
+			a.loc = uidOf(int(loc))
+		} else {
+			a.loc = -1
+		}
+	}
+	if kind != EvAtomic {
+		a.probed = true
+	}
+	return a
+}
+
+// childUID returns the uid of the spawnIndex-th thread spawned by parent.
+func (u *unfolding) childUID(parent, spawnIndex int32) int32 {
+	k := [2]int32{parent, spawnIndex}
+	if id, ok := u.uidKey[k]; ok {
+		return id
+	}
+	id := u.nuid
+	u.nuid++
+	u.uidKey[k] = id
+	u.byThread = append(u.byThread, nil)
+	return id
+}
+
+func tmaxAt(tm []*uevent, t int32) *uevent {
+	if int(t) < len(tm) {
+		return tm[t]
+	}
+	return nil
+}
+
+// ancestorAt returns the ancestor of x (or x) with index idx in its thread.
+func ancestorAt(x *uevent, idx int32) *uevent {
+	for x != nil && x.idx > idx {
+		d := x.idx - idx
+		i := 0
+		for i+1 < len(x.anc) && int32(1)<<(i+1) <= d {
+			i++
+		}
+		x = x.anc[i]
+	}
+	return x
+}
+
+// leqView reports whether a is in the configuration whose per-thread
+// maxima are tm.
+func leqView(a *uevent, tm []*uevent) bool {
+	x := tmaxAt(tm, a.thread)
+	return x != nil && x.idx >= a.idx && ancestorAt(x, a.idx) == a
+}
+
+// leq reports a ≤ b (causality, reflexive).
+func leq(a, b *uevent) bool { return leqView(a, b.tmax) }
+
+// mergeInto takes the per-thread maximum of tm and e.tmax into tm (the
+// union of two compatible local configurations).
+func mergeInto(tm []*uevent, e *uevent) []*uevent {
+	for len(tm) < len(e.tmax) {
+		tm = append(tm, nil)
+	}
+	for i, x := range e.tmax {
+		if x != nil && (tm[i] == nil || tm[i].idx < x.idx) {
+			tm[i] = x
+		}
+	}
+	return tm
+}
+
+// touchesLoc reports whether fp accesses loc, and whether it writes it.
+func (fp *footprint) access(loc int32) (touch, write bool) {
+	fp.touches(func(l int32, w bool) bool {
+		if l == loc {
+			touch = true
+			write = write || w
+		}
+		return false
+	})
+	return
+}
+
+// udep reports whether two events of different threads are dependent.
+func udep(a, b *uevent) bool {
+	if a.fp.kind == EvJoin && a.act.loc == b.thread && b.finished {
+		return true
+	}
+	if b.fp.kind == EvJoin && b.act.loc == a.thread && a.finished {
+		return true
+	}
+	if a.fp.kind == EvSpawn && a.childUID == b.thread && b.idx == 0 && b.spawner == a {
+		return true
+	}
+	if b.fp.kind == EvSpawn && b.childUID == a.thread && a.idx == 0 && a.spawner == b {
+		return true
+	}
+	return accessDep(&a.fp, &b.fp)
+}
+
+func accessDep(a, b *footprint) bool {
+	return a.touches(func(la int32, wa bool) bool {
+		return b.touches(func(lb int32, wb bool) bool {
+			return la == lb && (wa || wb)
+		})
+	})
+}
+
+// actDep reports whether action a (of another thread) depends on event e.
+func actDep(a *action, e *uevent) bool {
+	if a.kind == EvJoin {
+		return a.loc == e.thread && e.finished
+	}
+	fp := a.footprint()
+	return accessDep(&fp, &e.fp)
+}
+
+// key names ⟨a, H⟩ by thread, predecessor and maximal events.
+func (u *unfolding) key(t int32, pred, spawner *uevent, maxs []*uevent) string {
+	b := u.keyBuf[:0]
+	put := func(v int32) {
+		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	put(t)
+	if pred != nil {
+		put(pred.id)
+	} else {
+		put(-1)
+	}
+	if spawner != nil {
+		put(spawner.id)
+	} else {
+		put(-1)
+	}
+	for _, m := range maxs {
+		put(m.id)
+	}
+	u.keyBuf = b
+	return string(b)
+}
+
+// event finds or creates the event of thread t with predecessor pred (or
+// spawner for a spawned thread's first event), action a and history
+// [pred] ∪ [spawner] ∪ [gen...]; gen must hold events of other threads.
+func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*uevent) *uevent {
+	// The maximal elements of gen, not below pred or spawner, sorted by id.
+	var maxs []*uevent
+	for i, g := range gen {
+		if (pred != nil && leq(g, pred)) || (spawner != nil && leq(g, spawner)) {
+			continue
+		}
+		dominated := false
+		for j, h := range gen {
+			if i != j && g != h && leq(g, h) {
+				dominated = true
+				break
+			}
+			if j < i && g == h {
+				dominated = true // duplicate
+				break
+			}
+		}
+		if !dominated {
+			maxs = append(maxs, g)
+		}
+	}
+	for i := 1; i < len(maxs); i++ {
+		for j := i; j > 0 && maxs[j].id < maxs[j-1].id; j-- {
+			maxs[j], maxs[j-1] = maxs[j-1], maxs[j]
+		}
+	}
+	k := u.key(t, pred, spawner, maxs)
+	if e, ok := u.byKey[k]; ok {
+		return e
+	}
+	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, maxs: maxs, act: a, childUID: -1}
+	u.events++
+	e.fp = a.footprint()
+	var tm []*uevent
+	if pred != nil {
+		e.idx = pred.idx + 1
+		tm = mergeInto(tm, pred)
+		e.anc = append(e.anc, pred)
+		for i := 0; ; i++ {
+			x := e.anc[i]
+			if i >= len(x.anc) {
+				break
+			}
+			e.anc = append(e.anc, x.anc[i])
+		}
+	}
+	if spawner != nil {
+		tm = mergeInto(tm, spawner)
+	}
+	for _, m := range maxs {
+		tm = mergeInto(tm, m)
+	}
+	for int(t) >= len(tm) {
+		tm = append(tm, nil)
+	}
+	tm[t] = e
+	e.tmax = tm
+	u.byKey[k] = e
+	u.byThread[t] = append(u.byThread[t], e)
+	u.index(e)
+	u.live++
+	return e
+}
+
+func (u *unfolding) index(e *uevent) {
+	seen := int32(-1)
+	e.fp.touches(func(l int32, _ bool) bool {
+		if l >= 0 && l != seen {
+			n := len(u.byLoc[l])
+			if n == 0 || u.byLoc[l][n-1] != e {
+				u.byLoc[l] = append(u.byLoc[l], e)
+			}
+			seen = l
+		}
+		return false
+	})
+}
+
+// config is the configuration being explored, with its events in the
+// order they were added (a linearisation).
+type config struct {
+	events    []*uevent
+	tmax      []*uevent   // per uid
+	chain     [][]*uevent // per uid: its events in C, by index
+	locs      [][]*uevent // per location: the events of C touching it, in order
+	spawnerOf []*uevent   // per uid: the spawn event in C that created it
+	nstops    int
+}
+
+func (c *config) grow(n int32) {
+	for int32(len(c.tmax)) < n {
+		c.tmax = append(c.tmax, nil)
+		c.chain = append(c.chain, nil)
+		c.spawnerOf = append(c.spawnerOf, nil)
+	}
+}
+
+func (c *config) contains(e *uevent) bool {
+	ch := c.chain[e.thread]
+	return int(e.idx) < len(ch) && ch[e.idx] == e
+}
+
+func (c *config) push(e *uevent) {
+	c.events = append(c.events, e)
+	c.tmax[e.thread] = e
+	c.chain[e.thread] = append(c.chain[e.thread], e)
+	last := int32(-1)
+	e.fp.touches(func(l int32, _ bool) bool {
+		if l != last {
+			n := len(c.locs[l])
+			if n == 0 || c.locs[l][n-1] != e {
+				c.locs[l] = append(c.locs[l], e)
+			}
+			last = l
+		}
+		return false
+	})
+	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 {
+		c.spawnerOf[e.childUID] = e
+	}
+	if e.stop {
+		c.nstops++
+	}
+}
+
+func (c *config) pop() *uevent {
+	n := len(c.events) - 1
+	e := c.events[n]
+	c.events = c.events[:n]
+	ch := c.chain[e.thread]
+	c.chain[e.thread] = ch[:len(ch)-1]
+	if len(ch) > 1 {
+		c.tmax[e.thread] = ch[len(ch)-2]
+	} else {
+		c.tmax[e.thread] = nil
+	}
+	e.fp.touches(func(l int32, _ bool) bool {
+		s := c.locs[l]
+		if len(s) > 0 && s[len(s)-1] == e {
+			c.locs[l] = s[:len(s)-1]
+		}
+		return false
+	})
+	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 {
+		c.spawnerOf[e.childUID] = nil
+	}
+	if e.stop {
+		c.nstops--
+	}
+	return e
+}
