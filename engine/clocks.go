@@ -28,8 +28,9 @@ type clocks struct {
 	lastEv []int32 // per thread: its latest event, or -1
 	baseEv []int32 // per thread: the event that spawned it, or -1
 
-	accs []accRec
-	head []int32 // per location: latest access record, or -1
+	accs  []accRec
+	head  []int32 // per location: latest access record, or -1
+	curPC int32   // pc of the step being pushed
 
 	zero []int32
 }
@@ -49,7 +50,15 @@ type accRec struct {
 	kind   accKind
 	atomic bool  // made inside an atomic block
 	may    bool  // not made: an access the step may make (for dependence only)
+	pc     int32 // the instruction of the step
 	prev   int32 // previous access record of the same location, or -1
+	// skip is, for a read, the latest earlier record of the same location
+	// that is not a read of the same thread at the same pc, or -1 (for
+	// other records: prev). Walking a chain by skip passes over a run of
+	// reads of one statement by one thread (a spin loop) in one jump: of
+	// such a run only the latest matters, since the others happen before
+	// it in program order and have the same source range.
+	skip int32
 }
 
 func newClocks(threads, locations int) *clocks {
@@ -148,6 +157,7 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	c.dep = append(c.dep, baseDep...)
 	c.sync = append(c.sync, baseSync...)
 	dep, sync := c.depClock(d), c.syncClock(d)
+	c.curPC = ev.PC
 
 	kind := ev.Kind
 	if ev.Stop != NoStop && (kind == EvLock || kind == EvUnlock || kind == EvJoin) {
@@ -197,10 +207,11 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 // access joins into dep the clocks of the accesses that the new access
 // depends on, and records it.
 func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
-	for h := c.head[loc]; h >= 0; h = c.accs[h].prev {
+	for h := c.head[loc]; h >= 0; {
 		r := &c.accs[h]
 		if r.ev == d {
-			continue // an earlier access of the same atomic step
+			h = r.prev // an earlier access of the same atomic step
+			continue
 		}
 		if k == accWrite || r.kind == accWrite {
 			join(dep, c.depClock(r.ev))
@@ -208,6 +219,7 @@ func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
 		if r.kind == accWrite {
 			break // everything earlier is ordered before this write
 		}
+		h = r.skip
 	}
 	c.addAcc(d, loc, k, atomic)
 }
@@ -220,7 +232,13 @@ func kindOf(a Access) accKind {
 }
 
 func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
-	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, prev: c.head[loc]})
+	h := c.head[loc]
+	skip := h
+	if h >= 0 && k == accRead && c.accs[h].kind == accRead && c.accs[h].ev != d &&
+		c.thread[c.accs[h].ev] == c.thread[d] && c.accs[h].pc == c.curPC {
+		skip = c.accs[h].skip
+	}
+	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, pc: c.curPC, prev: h, skip: skip})
 	c.head[loc] = int32(len(c.accs) - 1)
 }
 
@@ -268,9 +286,10 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 	case EvRead, EvWrite, EvAtomic:
 		for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
 			r := c.accs[i]
-			for h := r.prev; h >= 0; h = c.accs[h].prev {
+			for h := r.prev; h >= 0; {
 				p := &c.accs[h]
 				if p.ev == d {
+					h = p.prev
 					continue
 				}
 				if r.kind == accWrite || p.kind == accWrite {
@@ -281,6 +300,7 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 				if p.kind == accWrite {
 					break
 				}
+				h = p.skip
 			}
 		}
 	case EvLock:
@@ -338,9 +358,10 @@ func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, lo
 		if r.kind == accLock || r.kind == accUnlock || r.may || locs[r.loc].Atomic {
 			continue
 		}
-		for h := r.prev; h >= 0; h = c.accs[h].prev {
+		for h := r.prev; h >= 0; {
 			p := &c.accs[h]
 			if p.ev == d || p.may {
+				h = p.prev
 				continue
 			}
 			conflict := r.kind == accWrite || p.kind == accWrite
@@ -351,6 +372,7 @@ func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, lo
 			if p.kind == accWrite && ordered {
 				break // earlier accesses are ordered before it, or raced with it
 			}
+			h = p.skip
 		}
 	}
 }

@@ -404,6 +404,16 @@ thread a {
     }
 }
 `, []engine.BugKind{engine.BugStepBound}},
+		{"spin until set", `
+var x int
+thread spinner {
+    while x == 0 {
+    }
+}
+thread setter {
+    x = 1
+}
+`, []engine.BugKind{engine.BugDataRace, engine.BugStepBound}},
 		{"local infinite loop", `
 thread a {
     var i int

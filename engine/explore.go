@@ -27,7 +27,7 @@ const (
 )
 
 // Algorithms lists the modes Explore accepts.
-var Algorithms = []Algorithm{DFS, SDPOR}
+var Algorithms = []Algorithm{DFS, SDPOR, QPOR, Optimal}
 
 // DefaultMaxSteps is the default bound on visible steps per execution.
 const DefaultMaxSteps = 100_000
@@ -376,12 +376,7 @@ func (x *explorer) run() {
 			x.stopped(d, ev)
 			x.retreat(d)
 			if sdpor {
-				// The stop disables every other thread: explore them here too.
-				for t := range x.m.Threads {
-					if !n.sleepSet.has(t) && x.m.Enabled(t) {
-						n.backtrack.add(t)
-					}
-				}
+				x.exploreOthers(n) // the stop disables every other thread
 			}
 			continue
 		}
@@ -389,17 +384,43 @@ func (x *explorer) run() {
 			continue
 		}
 		if d+1 >= x.opts.MaxSteps {
-			x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), d+1, nil)
+			// The bound cuts the execution like a stop: the other threads
+			// must still be explored here.
+			// Blame the thread that made the most steps: it is the one looping.
+			busiest := p
+			for t, th := range x.m.Threads {
+				if th.Steps > x.m.Threads[busiest].Steps {
+					busiest = int32(t)
+				}
+			}
+			x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), busiest, x.rangeOf(busiest, x.m.Threads[busiest].PC), d+1, nil)
+			if sdpor {
+				x.addBlockedRaces(int32(d + 1))
+			}
 			if x.executionDone() {
 				continue
 			}
 			x.retreat(d)
+			if sdpor {
+				x.exploreOthers(n)
+			}
 			continue
 		}
 		d++
 		if x.enter(d) {
 			d--
 			x.retreat(d)
+		}
+	}
+}
+
+// exploreOthers adds every enabled thread that is not asleep at n (the
+// current node) to its backtrack set: for a step that ends the execution
+// early, every other thread's step is dependent with it.
+func (x *explorer) exploreOthers(n *node) {
+	for t := range x.m.Threads {
+		if !n.sleepSet.has(t) && x.m.Enabled(t) {
+			n.backtrack.add(t)
 		}
 	}
 }
@@ -576,8 +597,14 @@ func (x *explorer) describePending(t int32) string {
 }
 
 func (x *explorer) report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide) {
-	// One bug per kind and place: the first trace found stands for the others.
-	x.reportKeyed(kind, msg, t, r, steps, other, fmt.Sprintf("%s|%v", kind, r))
+	// One bug per kind and place: the first trace found stands for the
+	// others. Where a thread is cut by the step bound depends on the
+	// interleaving, so that bug is one per thread body.
+	key := fmt.Sprintf("%s|%v", kind, r)
+	if kind == BugStepBound {
+		key = string(kind) + "|" + x.m.Threads[t].Body.Name
+	}
+	x.reportKeyed(kind, msg, t, r, steps, other, key)
 }
 
 // reportKeyed records a bug unless one with the same key was reported. The
