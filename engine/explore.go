@@ -259,7 +259,7 @@ type explorer struct {
 	res   *Result
 	start time.Time
 
-	bugKeys     map[string]bool
+	bugAt       map[string]int // bug key -> index in res.Bugs
 	lastReport  time.Time
 	stopReason  string
 	raceScratch []int32
@@ -274,10 +274,10 @@ func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
 	m := newMachine(prog, opts.LocalBudget)
 	return &explorer{
 		ctx: ctx, prog: prog, opts: opts, m: m,
-		clk:     newClocks(len(m.Threads), len(prog.Locations)),
-		res:     &Result{Algorithm: opts.Algorithm},
-		start:   time.Now(),
-		bugKeys: make(map[string]bool),
+		clk:   newClocks(len(m.Threads), len(prog.Locations)),
+		res:   &Result{Algorithm: opts.Algorithm},
+		start: time.Now(),
+		bugAt: make(map[string]int),
 	}
 }
 
@@ -607,19 +607,34 @@ func (x *explorer) report(kind BugKind, msg string, t int32, r source.Range, ste
 	x.reportKeyed(kind, msg, t, r, steps, other, key)
 }
 
-// reportKeyed records a bug unless one with the same key was reported. The
-// trace is the first steps events of the current execution.
+// known reports whether a bug with this key was reported with a trace that
+// a new one of steps steps would not improve on: one at most twice as
+// long. (Halving at least, the trace of a bug is rebuilt a logarithmic
+// number of times however often it is found again.)
+func (x *explorer) known(key string, steps int) bool {
+	i, ok := x.bugAt[key]
+	return ok && len(x.res.Bugs[i].Schedule) <= 2*steps
+}
+
+// reportKeyed records a bug whose trace is the first steps events of the
+// current execution, unless one with the same key was reported. When the
+// same bug shows up again with a much shorter trace (see known), the
+// result keeps the shorter one (OnBug is not called again).
 func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string) {
-	if x.bugKeys[key] {
+	if x.known(key, steps) {
 		return
 	}
-	x.bugKeys[key] = true
 	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other, LocalBudget: x.opts.LocalBudget}
 	b.Schedule = make([]int32, steps)
 	for i := 0; i < steps; i++ {
 		b.Schedule[i] = x.evs[i].Thread
 	}
 	b.Trace = BuildTrace(x.prog, b.Schedule, x.evs[:steps], x.m)
+	if i, ok := x.bugAt[key]; ok {
+		x.res.Bugs[i] = b
+		return
+	}
+	x.bugAt[key] = len(x.res.Bugs)
 	x.res.Bugs = append(x.res.Bugs, b)
 	if x.opts.OnBug != nil {
 		x.opts.OnBug(b)
@@ -735,7 +750,7 @@ func (x *explorer) checkDataRaces(d int32, ev *Event) {
 			a, b = b, a
 		}
 		key := "race|" + a + "|" + b
-		if x.bugKeys[key] {
+		if x.known(key, int(d)+1) {
 			return
 		}
 		name := x.prog.Locations[loc].Name

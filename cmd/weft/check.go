@@ -169,6 +169,10 @@ func humanPos(path string, r source.Range) string {
 // binary file yields an error per line); --json prints them all.
 const maxPrintedDiagnostics = 100
 
+// maxPrintedSteps bounds a trace in the human output (a step-bound trace
+// has 100,000 steps): its first and last halves are shown.
+const maxPrintedSteps = 60
+
 func printDiagnostics(w io.Writer, path string, diags []source.Diagnostic) {
 	for i, d := range diags {
 		if i == maxPrintedDiagnostics {
@@ -203,6 +207,12 @@ func printResult(w io.Writer, path string, res *engine.Result) {
 		}
 		fmt.Fprintf(w, "  trace (%d steps; replay with: weft replay %s --bug %d --algo %s):\n", len(b.Trace), path, i+1, res.Algorithm)
 		for j, st := range b.Trace {
+			if n := len(b.Trace); n > maxPrintedSteps && j == maxPrintedSteps/2 {
+				fmt.Fprintf(w, "        … %d steps omitted (weft replay shows them all)\n", n-maxPrintedSteps)
+			}
+			if n := len(b.Trace); n > maxPrintedSteps && j >= maxPrintedSteps/2 && j < n-maxPrintedSteps/2 {
+				continue
+			}
 			fmt.Fprintf(w, "  %4d  %-14s %-32s %d:%d\n", j+1, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Col+1)
 		}
 	}
