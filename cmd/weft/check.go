@@ -31,8 +31,8 @@ type checkFlags struct {
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "exploration: dfs or sdpor")
-	fs.IntVar(&f.k, "k", 1, "k for k-partial alternatives (qpor; not yet available)")
+	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "exploration: "+algoList())
+	fs.IntVar(&f.k, "k", 1, "k of k-partial alternatives (qpor)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop exploring after this long (0: no limit)")
 	fs.Int64Var(&f.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit)")
 	fs.IntVar(&f.maxSteps, "max-steps", engine.DefaultMaxSteps, "visible steps per execution before a step-bound bug")
@@ -51,10 +51,13 @@ func (f *checkFlags) options() (engine.Options, error) {
 	if f.maxSteps <= 0 {
 		return engine.Options{}, errors.New("--max-steps must be positive")
 	}
+	if f.k < 1 {
+		return engine.Options{}, errors.New("--k must be at least 1")
+	}
 	if f.maxExecutions < 0 || f.timeout < 0 {
 		return engine.Options{}, errors.New("--max-executions and --timeout must not be negative")
 	}
-	return engine.Options{Algorithm: algo, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions}, nil
+	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions}, nil
 }
 
 func algoList() string {
