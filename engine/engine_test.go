@@ -40,8 +40,14 @@ type outcome struct {
 
 func explore(t testing.TB, prog *engine.Program, algo engine.Algorithm, traces bool) outcome {
 	t.Helper()
+	return exploreWith(t, prog, engine.Options{Algorithm: algo, MaxSteps: 2000}, traces)
+}
+
+// exploreWith explores with opts, collecting the Foata normal forms of the
+// executions that did not stop early when traces is set.
+func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces bool) outcome {
+	t.Helper()
 	out := outcome{traces: make(map[string]bool)}
-	opts := engine.Options{Algorithm: algo, MaxSteps: 2000}
 	opts.OnExecution = func(events []engine.Event, m *engine.Machine) {
 		if len(events) > 0 && events[len(events)-1].Stop != engine.NoStop {
 			out.stops++

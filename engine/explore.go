@@ -53,6 +53,8 @@ type Options struct {
 	// call) and the machine in its final state. For tests and tools: it
 	// slows the exploration down.
 	OnExecution func(events []Event, m *Machine)
+
+	pruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
 }
 
 // Stats counts what an exploration did.
@@ -73,6 +75,11 @@ type Result struct {
 	Complete  bool   // every execution was explored
 	Stopped   string // why not complete: "timeout", "cancelled", "max-executions"
 	Bugs      []*Bug
+
+	// anomalies counts what the qpor design rules out and should never
+	// happen: a clue none of whose events is enabled, a Stable atomic block
+	// whose accesses change (tests check it stays 0).
+	anomalies int64
 }
 
 // BugKind is the kind of a bug, as named in the JSON contract.

@@ -19,9 +19,13 @@ type qexplorer struct {
 	uidOf []int32   // machine thread index → uid
 	midx  []int32   // uid → machine thread index (-1: not in the execution)
 	tmp   Event
-	stamp int32
 
-	imprecise int64 // atomic blocks whose accesses differed from the footprint used
+	deltaBuf []*uevent
+	hidden   [][]hiddenCand // per size of C: spike candidates out of their lists until C is smaller
+	deadAt   int32          // set by deltaC: the size of C below which a rejected event may fit again
+	pruneAt  int
+	pruneMin int
+	stamp    int32
 }
 
 func (x *explorer) runQPOR() {
@@ -39,6 +43,11 @@ func (x *explorer) runQPOR() {
 	q.u = newUnfolding(x.prog, x.m, q.uidFn)
 	q.c.locs = make([][]*uevent, len(x.prog.Locations))
 	q.c.grow(q.u.nuid)
+	q.pruneMin = qporPruneMin
+	if x.opts.pruneAlways {
+		q.pruneMin = 0
+	}
+	q.pruneAt = q.pruneMin
 	q.explore(nil)
 	x.finish()
 }
@@ -123,9 +132,13 @@ func (q *qexplorer) explore(A []*uevent) {
 			}
 		}
 		if e == nil {
-			panic("qpor: no event of the clue is enabled")
+			// Cannot happen (the minimal events of J \ C are enabled at
+			// C); should it, fall back to the free choice of line 7.
+			q.x.res.anomalies++
+			A = nil
 		}
-	} else {
+	}
+	if e == nil {
 		var last int32 = -1
 		if n := len(q.c.events); n > 0 {
 			last = q.c.events[n-1].thread
@@ -154,6 +167,131 @@ func (q *qexplorer) explore(A []*uevent) {
 	}
 	q.d = q.d[:len(q.d)-1]
 	e.inD--
+	if q.u.live > q.pruneAt {
+		q.prune()
+	}
+}
+
+// qporPruneMin is the size of U below which it is never pruned (unless
+// Options.pruneAlways, for tests).
+const qporPruneMin = 50_000
+
+// prune is line 13 of Alg. 1, U := U ∩ Q_{C,D}, done when U has doubled
+// since the last time (it costs a pass over U). We keep, as Rodríguez et
+// al. (CONCUR'15) do, C ∪ D and the local configurations of the events in
+// immediate conflict with C ∪ D: the spikes of alt only ever hold events
+// in immediate conflict with an event of D. (The paper's #(C ∪ D), with
+// inherited conflicts, keeps nearly everything: every event after an
+// event of D conflicts with the other events of D.) The events kept stay
+// findable with their causal pasts, so that no event is ever created twice
+// while an older copy is referenced.
+func (q *qexplorer) prune() {
+	u := q.u
+	q.stamp++
+	keep := q.stamp
+	var mark func(e *uevent)
+	mark = func(e *uevent) {
+		for e != nil && e.stamp != keep {
+			e.stamp = keep
+			mark(e.spawner)
+			for _, m := range e.maxs {
+				mark(m)
+			}
+			e = e.pred
+		}
+	}
+	var all []*uevent
+	for _, e := range u.byKey {
+		all = append(all, e)
+	}
+	for _, e := range all {
+		if e.stamp == keep {
+			continue
+		}
+		if e.inD > 0 || q.c.contains(e) || q.inConflictCD(e) {
+			mark(e)
+		}
+	}
+	n := 0
+	for k, e := range u.byKey {
+		if e.stamp != keep {
+			delete(u.byKey, k)
+		} else {
+			n++
+		}
+	}
+	for _, cl := range u.byPrevW {
+		l := cl.ev
+		out := l[:0]
+		for _, e := range l {
+			if e.stamp == keep {
+				out = append(out, e)
+			}
+		}
+		for i := len(out); i < len(l); i++ {
+			l[i] = nil
+		}
+		cl.ev = out
+	}
+	for i, hs := range q.hidden {
+		out := hs[:0]
+		for _, h := range hs {
+			if h.e.stamp == keep {
+				out = append(out, h)
+			}
+		}
+		for j := len(out); j < len(hs); j++ {
+			hs[j] = hiddenCand{}
+		}
+		q.hidden[i] = out
+	}
+	u.live = n
+	q.pruneAt = 2 * n
+	if q.pruneAt < q.pruneMin {
+		q.pruneAt = q.pruneMin
+	}
+	if q.pruneMin == 0 {
+		q.pruneAt = 0 // tests: prune at the end of every call
+	}
+}
+
+// inConflictCD reports whether e is in immediate conflict (dependent and
+// causally unordered) with some event of C ∪ D.
+func (q *qexplorer) inConflictCD(e *uevent) bool {
+	c := &q.c
+	if int(e.thread) < len(c.tmax) {
+		if cm := c.tmax[e.thread]; cm != nil && !leq(cm, e) {
+			return true
+		}
+	}
+	bad := false
+	e.fp.touches(func(l int32, w bool) bool {
+		s := c.locs[l]
+		for i := len(s) - 1; i >= 0; i-- {
+			g := s[i]
+			if g.thread == e.thread {
+				continue
+			}
+			_, gw := g.fp.access(l)
+			if (w || gw) && !leq(g, e) {
+				bad = true
+				return true
+			}
+			if gw {
+				break
+			}
+		}
+		return false
+	})
+	if bad {
+		return true
+	}
+	for _, d := range q.d {
+		if (d.thread == e.thread || udep(d, e)) && !leq(d, e) && !leq(e, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsEv(s []*uevent, e *uevent) bool {
@@ -194,7 +332,7 @@ func (q *qexplorer) enabled() []*uevent {
 		if p == nil && int(t) >= len(q.x.prog.Threads) {
 			sp = q.c.spawnerOf[t]
 		}
-		en = append(en, q.u.event(t, p, sp, a, q.latestDeps(t, a, nil)))
+		en = append(en, q.event(t, p, sp, a, q.latestDeps(t, a, nil)))
 	}
 	return en
 }
@@ -253,7 +391,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		e.stopKind = ev.Stop
 		e.finished = ev.Finished
 		if ev.Kind == EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
-			q.imprecise++
+			x.res.anomalies++ // cannot happen for a Stable block
 		}
 		if ev.Kind == EvLock || ev.Kind == EvUnlock {
 			if h := x.m.Mem[ev.Loc]; h > 0 {
@@ -290,7 +428,14 @@ func (q *qexplorer) push(e *uevent) bool {
 	q.c.push(e)
 	q.addExtensions(e)
 	if ok && x.m.Depth() >= x.opts.MaxSteps {
+		// As in run: the bound cuts the execution; blame the thread that
+		// made the most steps.
 		p := int32(mi)
+		for t, th := range x.m.Threads {
+			if th.Steps > x.m.Threads[p].Steps {
+				p = int32(t)
+			}
+		}
 		x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), x.m.Depth(), nil)
 		x.executionDone()
 		return false
@@ -310,9 +455,21 @@ func sameAccesses(a, b []Access) bool {
 	return true
 }
 
+// hiddenCand is a spike candidate taken out of its list.
+type hiddenCand struct {
+	l *candList
+	e *uevent
+}
+
 // pop removes the last event of C.
 func (q *qexplorer) pop(e *uevent) {
 	q.c.pop()
+	if n := len(q.c.events) + 1; n < len(q.hidden) {
+		for _, h := range q.hidden[n] {
+			h.l.ev = append(h.l.ev, h.e)
+		}
+		q.hidden[n] = q.hidden[n][:0]
+	}
 	if e.stop {
 		return
 	}
@@ -529,7 +686,52 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) {
 			}
 		}
 	}
-	q.u.event(t, p, sp, a, gen)
+	q.event(t, p, sp, a, gen)
+}
+
+// event is unfolding.event; a new event is indexed by the last write of
+// each location it touches in its history (a subset of C).
+func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
+	n := q.u.events
+	e := q.u.event(t, p, sp, a, gen)
+	if e.id < n {
+		return e
+	}
+	last := int32(-1)
+	e.fp.touches(func(l int32, _ bool) bool {
+		if l == last {
+			return false
+		}
+		last = l
+		w := int32(-1)
+		s := q.c.locs[l]
+		for i := len(s) - 1; i >= 0; i-- {
+			if _, fw := s[i].fp.access(l); fw && leq(s[i], e) {
+				w = s[i].id
+				break
+			}
+		}
+		k := [2]int32{l, w}
+		cl := q.u.byPrevW[k]
+		if cl == nil {
+			cl = &candList{}
+			q.u.byPrevW[k] = cl
+		}
+		cl.ev = append(cl.ev, e)
+		return false
+	})
+	return e
+}
+
+// lastWriteC is the id of the last write of l in C, or -1.
+func (q *qexplorer) lastWriteC(l int32) int32 {
+	s := q.c.locs[l]
+	for i := len(s) - 1; i >= 0; i-- {
+		if _, fw := s[i].fp.access(l); fw {
+			return s[i].id
+		}
+	}
+	return -1
 }
 
 // holderIn is the holder (uid+1, or 0) of mutex loc after the events of C
@@ -576,43 +778,12 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 	if q.k > 0 && len(dl) > q.k {
 		dl = dl[:q.k]
 	}
+	// The spikes of all but the last picked event are built in full; the
+	// last one is scanned lazily, stopping at its first element that
+	// completes a combination.
 	spikes := make([][]spike, len(dl))
-	for i, d := range dl {
-		q.stamp++
-		stamp := q.stamp
-		consider := func(a *uevent) {
-			if a.stamp == stamp {
-				return
-			}
-			a.stamp = stamp
-			if a == d || q.c.contains(a) || (a.thread != d.thread && !udep(a, d)) {
-				return
-			}
-			delta, ok := q.deltaC(a)
-			if !ok {
-				return
-			}
-			for _, f := range delta {
-				if f.inD > 0 {
-					return
-				}
-			}
-			spikes[i] = append(spikes[i], spike{a, delta})
-		}
-		for _, a := range q.u.byThread[d.thread] {
-			consider(a)
-		}
-		d.fp.touches(func(l int32, _ bool) bool {
-			for _, a := range q.u.byLoc[l] {
-				consider(a)
-			}
-			return false
-		})
-		if len(spikes[i]) == 0 {
-			return nil
-		}
-	}
 	chosen := make([]int, len(dl))
+	last := len(dl) - 1
 	var rec func(i int) bool
 	rec = func(i int) bool {
 		if i == len(dl) {
@@ -632,8 +803,74 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		}
 		return false
 	}
-	if !rec(0) {
-		return nil
+	found := false
+	for i, d := range dl {
+		q.stamp++
+		stamp := q.stamp
+		// consider adds a to the spike if it belongs there; it returns
+		// true if a is in C, incompatible with C or above an event of D,
+		// which stays so until C shrinks (D only shrinks then too).
+		consider := func(a *uevent) bool {
+			if a.stamp == stamp {
+				return false
+			}
+			a.stamp = stamp
+			if q.c.contains(a) {
+				q.deadAt = a.cpos + 1
+				return true
+			}
+			if a == d || (a.thread != d.thread && !udep(a, d)) {
+				return false
+			}
+			delta, ok := q.deltaC(a)
+			if !ok {
+				return true
+			}
+			for _, f := range delta {
+				if f.inD > 0 {
+					q.deadAt = int32(len(q.c.events))
+					return true
+				}
+			}
+			if i < last {
+				spikes[i] = append(spikes[i], spike{a, delta})
+			} else {
+				spikes[i] = []spike{{a, delta}}
+				found = rec(0)
+			}
+			return false
+		}
+		// Candidates: for every spike element there is one below it in
+		// this list (see "Alternatives" in unfolding.go).
+		d.fp.touches(func(l int32, dw bool) bool {
+			cl := q.u.byPrevW[[2]int32{l, q.lastWriteC(l)}]
+			if cl == nil {
+				return false
+			}
+			for j := 0; j < len(cl.ev); {
+				a := cl.ev[j]
+				if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
+					n := len(cl.ev) - 1
+					cl.ev[j] = cl.ev[n]
+					cl.ev[n] = nil
+					cl.ev = cl.ev[:n]
+					dd := q.deadAt
+					for int(dd) >= len(q.hidden) {
+						q.hidden = append(q.hidden, nil)
+					}
+					q.hidden[dd] = append(q.hidden[dd], hiddenCand{cl, a})
+					continue
+				}
+				if found {
+					return true
+				}
+				j++
+			}
+			return false
+		})
+		if len(spikes[i]) == 0 || (i == last && !found) {
+			return nil
+		}
 	}
 	var J []*uevent
 	for i := range dl {
@@ -649,7 +886,16 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 // deltaC returns [a] \ C if [a] ∪ C is a configuration.
 func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 	c := &q.c
-	var delta []*uevent
+	q.deadAt = int32(len(c.events))
+	// Cheap rejection on a's own thread first. a stays incompatible as
+	// long as C holds the first event of its thread where they part.
+	if cm := c.tmax[a.thread]; cm != nil {
+		if a.idx <= cm.idx || ancestorAt(a, cm.idx) != cm {
+			q.deadAt = q.parting(a, min(a.idx, cm.idx))
+			return nil, false
+		}
+	}
+	delta := q.deltaBuf[:0]
 	for ui, x := range a.tmax {
 		if x == nil {
 			continue
@@ -660,11 +906,15 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 		}
 		if cm != nil && x.idx <= cm.idx {
 			if c.chain[ui][x.idx] != x {
+				q.deadAt = q.parting(x, x.idx)
+				q.deltaBuf = delta
 				return nil, false
 			}
 			continue
 		}
 		if cm != nil && ancestorAt(x, cm.idx) != cm {
+			q.deadAt = q.parting(x, cm.idx)
+			q.deltaBuf = delta
 			return nil, false
 		}
 		for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
@@ -682,6 +932,9 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 				}
 				_, gw := g.fp.access(l)
 				if (w || gw) && !leq(g, a) {
+					// Incompatible while g is in C (f cannot join C
+					// before g leaves).
+					q.deadAt = g.cpos + 1
 					bad = true
 					return true
 				}
@@ -692,10 +945,29 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 			return false
 		})
 		if bad {
+			q.deltaBuf = delta
 			return nil, false
 		}
 	}
-	return delta, true
+	q.deltaBuf = delta
+	return append([]*uevent(nil), delta...), true
+}
+
+// parting returns 1 + the position in C of the first event of x's thread
+// in C that is not an ancestor of x (C's event at index hi is not): as
+// long as C holds it, x is incompatible with C.
+func (q *qexplorer) parting(x *uevent, hi int32) int32 {
+	ch := q.c.chain[x.thread]
+	lo := int32(0)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if ancestorAt(x, mid) != ch[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return ch[hi].cpos + 1
 }
 
 // deltaCompat reports whether C ∪ X ∪ Y is a configuration, given that

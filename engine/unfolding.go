@@ -1,5 +1,7 @@
 package engine
 
+import "math/bits"
+
 // The unfolding (prime event structure) that the qpor and optimal modes
 // explore, after Nguyen, Rodríguez, Sousa, Coti and Petrucci,
 // "Quasi-Optimal Partial Order Reduction" (CAV'18), Def. 1, extended from
@@ -17,10 +19,15 @@ package engine
 // Values do not matter for dependence, so an event's footprint (kind,
 // location, read/write) is known from p alone and the values are learnt
 // when the event is executed on the Machine. Atomic blocks are the
-// exception: their locations may depend on values, and we take the
-// footprint observed when the block was first executed (or probed) after
-// p (a documented imprecision: models whose atomic blocks compute their
-// addresses from shared values are not handled exactly).
+// exception: their locations may depend on the values they read. For a
+// Stable block (Program AtomicFootprint: addresses fixed by the frame when
+// it starts) the accesses observed when it is first run after p are its
+// footprint after p; for an unstable one the footprint is everything the
+// block may read or write (AtomicFootprint.Reads/Writes), the same for every
+// history. Over-approximating dependence is sound (the independence stays
+// an under-approximation of commutation); it only adds events, so on
+// programs with unstable atomic blocks the number of executions may exceed
+// the number of Mazurkiewicz traces of the exact dependence.
 //
 // Threads are named by a stable id (uid): declared threads by their index,
 // spawned threads by (parent uid, spawn index). Machine indices depend on
@@ -72,6 +79,47 @@ package engine
 // only ranges over sets of concurrent reads (for a write) and over
 // combinations of locations (for atomic blocks).
 //
+// # Alternatives (Def. 5 and 6, the comb)
+//
+// Alt(C, D) in qpor.go picks k events of D that are enabled at C (the
+// event just explored first, then the most recently added; "optimal" takes
+// all of them: events of D already in conflict with C need no partner) and
+// builds one spike per picked event d: the events a of U in immediate
+// conflict with d (dependent, unordered) such that [a] ∪ C is a
+// configuration and [a] ∩ D = ∅. A combination of pairwise compatible
+// spike elements (C ∪ [a1] ∪ … ∪ [ak] a configuration, checked on the
+// small sets [ai] \ C) gives the clue J; J \ C is the set A of the next
+// call. Restricting spikes to immediate conflicts loses nothing: if ê
+// conflicts with d and [ê] ∪ C is a configuration, the immediate conflict
+// behind it is a # d with a ≤ ê (the other side lies in [d] ⊆ C ∪ {d} and
+// cannot be in C), and a satisfies every constraint ê does. Likewise a may
+// be taken to be the first access outside C, in [ê], to a location that d
+// accesses (the first write, if d only reads it): its history holds the
+// last write to that location in C and no later one. Events of d's own
+// thread need no spike of their own: a sibling of d (same predecessor, so
+// the same action) compatible with C has in its history an event outside C
+// that d depends on, which is in immediate conflict with d. So U is indexed
+// by (location, last write of it in the history), and a spike is read from
+// one list per location of d. A candidate found in C, incompatible with C
+// or above an event of D stays so while C holds the event that excludes it
+// (or in the whole subtree of the current call: C and D only grow there),
+// so it leaves its list until the exploration backtracks above that event
+// (qexplorer.hidden). The spike of the last picked
+// event is scanned lazily: the scan stops at the first element that
+// completes a combination (for k = 1, at the first element).
+//
+// # Pruning
+//
+// Line 13 of Alg. 1 keeps Q_{C,D}: C ∪ D and, following Rodríguez et al.
+// (CONCUR'15), the local configurations of the events in immediate
+// conflict with C ∪ D, the only events spikes ever hold. (With inherited
+// conflicts every event after an event of D conflicts with the other
+// events of D, and almost nothing would go.) We prune when U has doubled
+// since the last pruning, so that its cost is amortised; the tests also
+// prune after every call. A pruned event that is discovered again is a new
+// object; the events kept keep their whole causal past, so an event and a
+// stale copy are never both reachable.
+//
 // # Steps that stop the execution
 //
 // A stop (a failed assertion or assume, a runtime error, the local step
@@ -111,6 +159,7 @@ type uevent struct {
 	childNext *action // spawn events: the child's first action
 	childFin  bool    // spawn events: the child finished without a visible step
 
+	cpos  int32 // position in C's events, while in C
 	inD   int32 // how many times in the current D
 	stamp int32 // scratch
 }
@@ -138,11 +187,12 @@ func (a *action) footprint() footprint {
 
 // unfolding is the set U of events discovered so far.
 type unfolding struct {
-	prog     *Program
-	events   int32
-	byKey    map[string]*uevent
-	byThread [][]*uevent // per uid
-	byLoc    [][]*uevent // per location: events touching it
+	prog    *Program
+	events  int32
+	byKey   map[string]*uevent
+	byPrevW map[[2]int32]*candList
+	// byPrevW indexes events by (location l they touch, id of the last
+	// write of l in their history, or -1): the candidates for a spike.
 	uidKey   map[[2]int32]int32
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
@@ -153,13 +203,12 @@ type unfolding struct {
 
 func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 	u := &unfolding{
-		prog:   prog,
-		byKey:  make(map[string]*uevent),
-		byLoc:  make([][]*uevent, len(prog.Locations)),
-		uidKey: make(map[[2]int32]int32),
-		nuid:   int32(len(prog.Threads)),
+		prog:    prog,
+		byKey:   make(map[string]*uevent),
+		uidKey:  make(map[[2]int32]int32),
+		byPrevW: make(map[[2]int32]*candList),
+		nuid:    int32(len(prog.Threads)),
 	}
-	u.byThread = make([][]*uevent, u.nuid)
 	for t := range prog.Threads {
 		u.starts = append(u.starts, peekAction(m, t, uidOf))
 		u.startFin = append(u.startFin, m.Threads[t].Status == Finished)
@@ -198,7 +247,6 @@ func (u *unfolding) childUID(parent, spawnIndex int32) int32 {
 	id := u.nuid
 	u.nuid++
 	u.uidKey[k] = id
-	u.byThread = append(u.byThread, nil)
 	return id
 }
 
@@ -212,10 +260,9 @@ func tmaxAt(tm []*uevent, t int32) *uevent {
 // ancestorAt returns the ancestor of x (or x) with index idx in its thread.
 func ancestorAt(x *uevent, idx int32) *uevent {
 	for x != nil && x.idx > idx {
-		d := x.idx - idx
-		i := 0
-		for i+1 < len(x.anc) && int32(1)<<(i+1) <= d {
-			i++
+		i := bits.Len32(uint32(x.idx-idx)) - 1
+		if i >= len(x.anc) {
+			i = len(x.anc) - 1
 		}
 		x = x.anc[i]
 	}
@@ -378,24 +425,8 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	tm[t] = e
 	e.tmax = tm
 	u.byKey[k] = e
-	u.byThread[t] = append(u.byThread[t], e)
-	u.index(e)
 	u.live++
 	return e
-}
-
-func (u *unfolding) index(e *uevent) {
-	seen := int32(-1)
-	e.fp.touches(func(l int32, _ bool) bool {
-		if l >= 0 && l != seen {
-			n := len(u.byLoc[l])
-			if n == 0 || u.byLoc[l][n-1] != e {
-				u.byLoc[l] = append(u.byLoc[l], e)
-			}
-			seen = l
-		}
-		return false
-	})
 }
 
 // config is the configuration being explored, with its events in the
@@ -423,6 +454,7 @@ func (c *config) contains(e *uevent) bool {
 }
 
 func (c *config) push(e *uevent) {
+	e.cpos = int32(len(c.events))
 	c.events = append(c.events, e)
 	c.tmax[e.thread] = e
 	c.chain[e.thread] = append(c.chain[e.thread], e)
@@ -471,3 +503,9 @@ func (c *config) pop() *uevent {
 	}
 	return e
 }
+
+// candList is a list of spike candidates. Candidates found incompatible
+// with C (or in C) stay so for every extension of C: they are taken out
+// of the list and put back when C shrinks below the size it had (see
+// qexplorer.hidden).
+type candList struct{ ev []*uevent }

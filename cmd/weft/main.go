@@ -2,7 +2,7 @@
 // (parse, type-check, explore its interleavings), format it, replay a
 // counterexample, and run the benchmark suite.
 //
-//	weft check FILE [--algo dfs|sdpor] [--timeout D] [--max-executions N] [--json]
+//	weft check FILE [--algo dfs|sdpor|qpor|optimal] [--k N] [--timeout D] [--max-executions N] [--json]
 //	weft replay FILE [--bug N | --trace TRACE.json]
 //	weft fmt [-w] FILE…
 //	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
@@ -66,7 +66,8 @@ func usage(w io.Writer) {
 
 Usage:
   weft check FILE [flags]      parse, type-check and explore FILE; report bugs
-      --algo dfs|sdpor           exploration (default sdpor)
+      --algo dfs|sdpor|qpor|optimal  exploration (default sdpor)
+      --k N                      k of k-partial alternatives for qpor (default 1)
       --timeout D                stop after D (e.g. 30s, 2m); the result says it is incomplete
       --max-executions N         stop after N executions
       --max-steps N              visible steps per execution before a step-bound bug (default 100000)

@@ -1,0 +1,267 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"weft/engine"
+)
+
+// qporModes are the unfolding-based modes checked against dfs.
+var qporModes = []struct {
+	name  string
+	algo  engine.Algorithm
+	k     int
+	prune bool // prune U at the end of every call of Explore
+}{
+	{"qpor-k1", engine.QPOR, 1, false},
+	{"qpor-k2", engine.QPOR, 2, false},
+	{"qpor-k3", engine.QPOR, 3, false},
+	{"optimal", engine.Optimal, 0, false},
+	{"qpor-k1-pruning", engine.QPOR, 1, true},
+	{"optimal-pruning", engine.Optimal, 0, true},
+}
+
+func exploreK(t testing.TB, prog *engine.Program, algo engine.Algorithm, k int, prune bool) outcome {
+	t.Helper()
+	opts := engine.Options{Algorithm: algo, K: k, MaxSteps: 2000}
+	if prune {
+		engine.PruneAlways(&opts)
+	}
+	return exploreWith(t, prog, opts, true)
+}
+
+// compareQPOR is compareModes for the unfolding-based modes: the bugs of
+// dfs, and where no execution stops early, one execution per Mazurkiewicz
+// trace; optimal never explores a sleep-set-blocked execution.
+func compareQPOR(t *testing.T, name string, prog *engine.Program, src string) {
+	t.Helper()
+	probe, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !probe.Complete {
+		return
+	}
+	ref := explore(t, prog, engine.DFS, true)
+	for _, mode := range qporModes {
+		got := exploreK(t, prog, mode.algo, mode.k, mode.prune)
+		if n := engine.Anomalies(got.res); n != 0 {
+			t.Errorf("%s: %s: %d anomalies (unenabled clues, changing atomic footprints)", name, mode.name, n)
+		}
+		if !got.res.Complete {
+			t.Errorf("%s: %s incomplete", name, mode.name)
+		}
+		if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got.res), "\n"); a != b {
+			t.Errorf("%s: bugs differ\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode.name, b, src)
+		}
+		if ref.stops == 0 && !prog.HasUnstableAtomics() {
+			if got.res.Executions != int64(len(ref.traces)) {
+				t.Errorf("%s: %s explored %d executions, want %d traces (dfs: %d interleavings)\n%s",
+					name, mode.name, got.res.Executions, len(ref.traces), ref.res.Executions, src)
+			}
+			if len(got.traces) != len(ref.traces) {
+				t.Errorf("%s: %s covered %d distinct traces, want %d\n%s", name, mode.name, len(got.traces), len(ref.traces), src)
+			}
+		}
+		if mode.algo == engine.Optimal && got.res.SSB != 0 {
+			t.Errorf("%s: optimal explored %d sleep-set-blocked executions\n%s", name, got.res.SSB, src)
+		}
+		for i, b := range got.res.Bugs {
+			if err := engine.Reproduce(prog, b); err != nil {
+				t.Errorf("%s: %s bug %d (%s: %s) does not reproduce: %v", name, mode.name, i+1, b.Kind, b.Message, err)
+			}
+		}
+	}
+}
+
+// TestQPORKnownCounts: the programs of TestKnownCounts (and one with
+// plain reads and writes), in every unfolding-based mode.
+func TestQPORKnownCounts(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		traces int64
+	}{
+		{"lock counter 2", lockCounterSrc(2), 2},
+		{"lock counter 3", lockCounterSrc(3), 6},
+		{"lock counter 4", lockCounterSrc(4), 24},
+		{"lock counter 5", lockCounterSrc(5), 120},
+		{"fig1 N=3", fig1(3), 6},
+		{"fig1 N=5", fig1(5), 10},
+		{"two reads one write", `
+var x atomic int
+thread r1 {
+    var a int = x
+    assert a >= 0
+}
+thread r2 {
+    var a int = x
+    assert a >= 0
+}
+thread w {
+    x = 1
+}
+`, 4},
+		{"lock order inversion", `
+var m mutex
+var n mutex
+thread a {
+    lock(m)
+    lock(n)
+    unlock(n)
+    unlock(m)
+}
+thread b {
+    lock(n)
+    lock(m)
+    unlock(m)
+    unlock(n)
+}
+`, 3},
+		{"atomic increments", `
+var x int
+thread t[i in 0..3] {
+    atomic {
+        x = x + 1
+    }
+}
+`, 6},
+		{"spawn and join", `
+var x int
+var m mutex
+proc w(v int) {
+    lock(m)
+    x = x + v
+    unlock(m)
+}
+thread main {
+    var a tid = spawn w(1)
+    var b tid = spawn w(2)
+    join a
+    join b
+    assert x == 3
+}
+`, 2},
+		{"readers and writers", `
+var x int
+var y int
+thread w1 {
+    x = 1
+    y = 1
+}
+thread w2 {
+    y = 2
+    x = 2
+}
+thread r {
+    var a int = x
+    var b int = y
+}
+`, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := load(t, tc.name, tc.src)
+			if tc.traces > 0 {
+				for _, mode := range qporModes {
+					o := exploreK(t, prog, mode.algo, mode.k, mode.prune)
+					if o.res.Executions != tc.traces {
+						t.Errorf("%s: %d executions, want %d traces", mode.name, o.res.Executions, tc.traces)
+					}
+				}
+			}
+			compareQPOR(t, tc.name, prog, tc.src)
+		})
+	}
+}
+
+// TestQPORExamples checks every example in the unfolding-based modes.
+func TestQPORExamples(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.weft")
+	if len(files) == 0 {
+		t.Skip("no examples")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			prog := load(t, f, string(src))
+			compareQPOR(t, f, prog, string(src))
+		})
+	}
+}
+
+// TestQPORRandomPrograms is TestRandomPrograms for the unfolding-based
+// modes (WEFT_RANDOM_PROGRAMS sets the number of programs).
+func TestQPORRandomPrograms(t *testing.T) {
+	n := 150
+	if testing.Short() {
+		n = 40
+	}
+	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
+		n = v
+	}
+	for seed := int64(1); seed <= int64(n); seed++ {
+		src := randomProgram(rand.New(rand.NewSource(seed)))
+		name := fmt.Sprintf("seed %d", seed)
+		prog := load(t, name, src)
+		compareQPOR(t, name, prog, src)
+		if t.Failed() {
+			t.Logf("reproduce with seed %d", seed)
+			return
+		}
+	}
+}
+
+// TestQPORBenchmarks runs the benchmarks of ../benchmarks/expected.tsv in
+// the modes listed in WEFT_QPOR_BENCH ("optimal,qpor:1,qpor:2"), for the
+// files matching WEFT_QPOR_FILES (a substring; all if empty), and checks
+// the number of executions. Skipped unless WEFT_QPOR_BENCH is set.
+func TestQPORBenchmarks(t *testing.T) {
+	modes := os.Getenv("WEFT_QPOR_BENCH")
+	if modes == "" {
+		t.Skip("set WEFT_QPOR_BENCH")
+	}
+	tsv, err := os.ReadFile("../benchmarks/expected.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filter := os.Getenv("WEFT_QPOR_FILES")
+	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n")[1:] {
+		f := strings.Fields(line)
+		file, want := f[0], f[1]
+		if filter != "" && !strings.Contains(file, filter) {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join("../benchmarks", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := load(t, file, string(src))
+		for _, mode := range strings.Split(modes, ",") {
+			algo, k := engine.Algorithm(mode), 0
+			if i := strings.IndexByte(mode, ':'); i >= 0 {
+				algo = engine.Algorithm(mode[:i])
+				k, _ = strconv.Atoi(mode[i+1:])
+			}
+			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%-14s %-10s executions %7d (want %7s) ssb %7d events %9d bugs %d time %v",
+				file, mode, res.Executions, want, res.SSB, res.Events, len(res.Bugs), res.Elapsed.Round(1e6))
+			if fmt.Sprint(res.Executions) != want || len(res.Bugs) != 0 || !res.Complete {
+				t.Errorf("%s %s: %d executions (want %s), %d bugs, complete %v", file, mode, res.Executions, want, len(res.Bugs), res.Complete)
+			}
+		}
+	}
+}
