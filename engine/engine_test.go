@@ -494,7 +494,15 @@ thread b {
 }
 
 // TestExamples checks every example with both modes.
-func TestExamples(t *testing.T) {
+func TestExamples(t *testing.T) { forEachExample(t, compareModes) }
+
+// TestRandomPrograms is the property-based test: random small programs,
+// where sdpor must find dfs's bugs and, where no execution stops early,
+// explore exactly one execution per Mazurkiewicz trace.
+func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, 300, 60, compareModes) }
+
+// forEachExample runs check on every model of ../examples.
+func forEachExample(t *testing.T, check func(t *testing.T, name string, prog *engine.Program, src string)) {
 	files, _ := filepath.Glob("../examples/*.weft")
 	if len(files) == 0 {
 		t.Skip("no examples")
@@ -505,19 +513,17 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			prog := load(t, f, string(src))
-			compareModes(t, f, prog, string(src))
+			check(t, f, load(t, f, string(src)), string(src))
 		})
 	}
 }
 
-// TestRandomPrograms is the property-based test: random small programs,
-// where sdpor must find dfs's bugs and, where no execution stops early,
-// explore exactly one execution per Mazurkiewicz trace.
-func TestRandomPrograms(t *testing.T) {
-	n := 300
+// forEachRandomProgram runs check on n seeded random programs (short in
+// -short mode; WEFT_RANDOM_PROGRAMS overrides), stopping at the first
+// failing seed.
+func forEachRandomProgram(t *testing.T, n, short int, check func(t *testing.T, name string, prog *engine.Program, src string)) {
 	if testing.Short() {
-		n = 60
+		n = short
 	}
 	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
 		n = v
@@ -525,8 +531,7 @@ func TestRandomPrograms(t *testing.T) {
 	for seed := int64(1); seed <= int64(n); seed++ {
 		src := randomProgram(rand.New(rand.NewSource(seed)))
 		name := fmt.Sprintf("seed %d", seed)
-		prog := load(t, name, src)
-		compareModes(t, name, prog, src)
+		check(t, name, load(t, name, src), src)
 		if t.Failed() {
 			t.Logf("reproduce with seed %d", seed)
 			return

@@ -195,17 +195,7 @@ func (x *explorer) mayAccesses(ev *Event) []Access {
 	if acc, ok := x.mayCache[fp]; ok {
 		return acc
 	}
-	var acc []Access
-	for _, r := range fp.Reads {
-		for l := r.Lo; l < r.Hi; l++ {
-			acc = append(acc, Access{Loc: l})
-		}
-	}
-	for _, r := range fp.Writes {
-		for l := r.Lo; l < r.Hi; l++ {
-			acc = append(acc, Access{Loc: l, Write: true})
-		}
-	}
+	acc := fp.Accesses()
 	if x.mayCache == nil {
 		x.mayCache = make(map[*AtomicFootprint][]Access)
 	}

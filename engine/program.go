@@ -118,6 +118,23 @@ type AtomicFootprint struct {
 	Reads, Writes []LocRange
 }
 
+// Accesses lists every access the block may make, one per location of
+// Reads and Writes.
+func (a *AtomicFootprint) Accesses() []Access {
+	var acc []Access
+	for _, r := range a.Reads {
+		for l := r.Lo; l < r.Hi; l++ {
+			acc = append(acc, Access{Loc: l})
+		}
+	}
+	for _, r := range a.Writes {
+		for l := r.Lo; l < r.Hi; l++ {
+			acc = append(acc, Access{Loc: l, Write: true})
+		}
+	}
+	return acc
+}
+
 // LocRange is the range [Lo, Hi) of shared locations.
 type LocRange struct{ Lo, Hi int32 }
 

@@ -92,17 +92,7 @@ func (q *qexplorer) probe(t int32, a *action) {
 	if fp := th.Body.Atomics[th.PC]; fp != nil && !fp.Stable {
 		// The locations depend on values: use everything it may access,
 		// which no history changes.
-		var acc []Access
-		for _, r := range fp.Reads {
-			for l := r.Lo; l < r.Hi; l++ {
-				acc = append(acc, Access{Loc: l})
-			}
-		}
-		for _, r := range fp.Writes {
-			for l := r.Lo; l < r.Hi; l++ {
-				acc = append(acc, Access{Loc: l, Write: true})
-			}
-		}
+		acc := fp.Accesses()
 		a.acc, a.probed, a.unstable = acc, true, true
 		return
 	}

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,44 +182,11 @@ thread r {
 }
 
 // TestQPORExamples checks every example in the unfolding-based modes.
-func TestQPORExamples(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*.weft")
-	if len(files) == 0 {
-		t.Skip("no examples")
-	}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			prog := load(t, f, string(src))
-			compareQPOR(t, f, prog, string(src))
-		})
-	}
-}
+func TestQPORExamples(t *testing.T) { forEachExample(t, compareQPOR) }
 
 // TestQPORRandomPrograms is TestRandomPrograms for the unfolding-based
 // modes (WEFT_RANDOM_PROGRAMS sets the number of programs).
-func TestQPORRandomPrograms(t *testing.T) {
-	n := 150
-	if testing.Short() {
-		n = 40
-	}
-	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
-		n = v
-	}
-	for seed := int64(1); seed <= int64(n); seed++ {
-		src := randomProgram(rand.New(rand.NewSource(seed)))
-		name := fmt.Sprintf("seed %d", seed)
-		prog := load(t, name, src)
-		compareQPOR(t, name, prog, src)
-		if t.Failed() {
-			t.Logf("reproduce with seed %d", seed)
-			return
-		}
-	}
-}
+func TestQPORRandomPrograms(t *testing.T) { forEachRandomProgram(t, 150, 40, compareQPOR) }
 
 // TestQPORBenchmarks runs the benchmarks of ../benchmarks/expected.tsv in
 // the modes listed in WEFT_QPOR_BENCH ("optimal,qpor:1,qpor:2"), for the
