@@ -212,17 +212,21 @@ func compareModes(t *testing.T, name string, prog *engine.Program, src string) {
 	}
 }
 
-func TestKnownCounts(t *testing.T) {
-	lockCounter := lockCounterSrc
-	tests := []struct {
-		name   string
-		src    string
-		traces int64
-	}{
-		{"lock counter 2", lockCounter(2), 2},
-		{"lock counter 3", lockCounter(3), 6},
-		{"lock counter 4", lockCounter(4), 24},
-		{"lock counter 5", lockCounter(5), 120},
+// knownCase is a program with its number of Mazurkiewicz traces (0:
+// unknown, compared with dfs only).
+type knownCase struct {
+	name   string
+	src    string
+	traces int64
+}
+
+// knownCountCases are the programs whose trace counts are known by hand.
+func knownCountCases() []knownCase {
+	return []knownCase{
+		{"lock counter 2", lockCounterSrc(2), 2},
+		{"lock counter 3", lockCounterSrc(3), 6},
+		{"lock counter 4", lockCounterSrc(4), 24},
+		{"lock counter 5", lockCounterSrc(5), 120},
 		{"two reads one write", `
 var x atomic int
 thread r1 {
@@ -279,8 +283,27 @@ thread main {
     assert x == 3
 }
 `, 2},
+		{"readers and writers", `
+var x int
+var y int
+thread w1 {
+    x = 1
+    y = 1
+}
+thread w2 {
+    y = 2
+    x = 2
+}
+thread r {
+    var a int = x
+    var b int = y
+}
+`, 0},
 	}
-	for _, tc := range tests {
+}
+
+func TestKnownCounts(t *testing.T) {
+	for _, tc := range knownCountCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			prog := load(t, tc.name, tc.src)
 			o := explore(t, prog, engine.SDPOR, false)
@@ -288,11 +311,11 @@ thread main {
 				t.Fatalf("incomplete")
 			}
 			for _, b := range o.res.Bugs {
-				if b.Kind != engine.BugDeadlock {
+				if b.Kind != engine.BugDeadlock && tc.traces > 0 {
 					t.Fatalf("unexpected bug %s: %s", b.Kind, b.Message)
 				}
 			}
-			if o.res.Executions != tc.traces {
+			if tc.traces > 0 && o.res.Executions != tc.traces {
 				t.Errorf("sdpor: %d executions, want %d traces", o.res.Executions, tc.traces)
 			}
 			compareModes(t, tc.name, prog, tc.src)
