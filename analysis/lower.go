@@ -325,12 +325,12 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		l.emit(op, res, old, l.constant(1))
 		l.store(target, res)
 	case *grammar.LockStmt:
-		addr := l.address(s.Mutex)
+		mutex := l.lvalue(s.Mutex)
 		op := engine.OpLock
 		if s.Unlock {
 			op = engine.OpUnlock
 		}
-		l.emit(op, 0, addr.slot(l), 0)
+		l.emit(op, 0, mutex.addr, 0)
 	case *grammar.SpawnStmt:
 		l.spawn(s.Call, l.newTemp())
 	case *grammar.JoinStmt:
@@ -538,15 +538,6 @@ type place struct {
 	addr int32
 	base int32
 	off  int32
-}
-
-// slot returns a slot holding a shared place's address.
-func (pl place) slot(l *lowerer) int32 { return pl.addr }
-
-// address resolves an lvalue or mutex expression to a place, emitting the
-// index computations (with bounds checks) it needs.
-func (l *lowerer) address(e grammar.Expr) place {
-	return l.lvalue(e)
 }
 
 func (l *lowerer) lvalue(e grammar.Expr) place {

@@ -153,9 +153,8 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	} else {
 		x.run()
 	}
-	x.res.Elapsed = time.Since(x.start)
 	x.res.Stats = x.stats
-	x.res.Stats.Elapsed = time.Since(x.start)
+	x.res.Elapsed = time.Since(x.start)
 	return x.res, nil
 }
 
@@ -626,7 +625,7 @@ func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range
 	for i := 0; i < steps; i++ {
 		b.Schedule[i] = x.evs[i].Thread
 	}
-	b.Trace = BuildTrace(x.prog, b.Schedule, x.evs[:steps], x.m)
+	b.Trace = BuildTrace(x.prog, x.evs[:steps], x.m)
 	if i, ok := x.bugAt[key]; ok {
 		x.res.Bugs[i] = b
 		return

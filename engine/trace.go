@@ -9,7 +9,7 @@ import (
 // BuildTrace describes the steps of an execution in words. events are the
 // executed steps in order; m is a machine standing after them (or later in
 // the same execution), used for thread names.
-func BuildTrace(prog *Program, schedule []int32, events []Event, m *Machine) []TraceStep {
+func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
 	steps := make([]TraceStep, len(events))
 	for i := range events {
 		ev := &events[i]
@@ -147,7 +147,7 @@ func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayS
 		ev := &events[len(events)-1]
 		ok := m.Step(int(t), ev)
 		if visit != nil {
-			tr := BuildTrace(prog, nil, events[i:i+1], m)[0]
+			tr := BuildTrace(prog, events[i:i+1], m)[0]
 			visit(ReplayStep{Index: i, Event: ev, Trace: tr, M: m})
 		}
 		if !ok && i != len(schedule)-1 {
