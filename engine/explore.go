@@ -549,17 +549,20 @@ func (x *explorer) stopped(d int, ev *Event) {
 	if x.opts.Algorithm == SDPOR {
 		x.addBlockedRaces(int32(d + 1))
 	}
-	switch ev.Stop {
-	case StopAssume:
+	if ev.Stop == StopAssume {
 		x.stats.AssumeBlocked++
-	case StopAssertion:
-		x.report(BugAssertion, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
-	case StopRuntimeError:
-		x.report(BugRuntimeError, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
-	case StopStepBound:
-		x.report(BugStepBound, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
 	}
+	x.reportStop(d, ev)
 	x.executionDone()
+}
+
+// reportStop reports the bug of a step (event d) that stopped the
+// execution; a failed assume is no bug.
+func (x *explorer) reportStop(d int, ev *Event) {
+	kind := map[StopKind]BugKind{StopAssertion: BugAssertion, StopRuntimeError: BugRuntimeError, StopStepBound: BugStepBound}[ev.Stop]
+	if kind != "" {
+		x.report(kind, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
+	}
 }
 
 func (x *explorer) rangeOf(t int32, pc int32) source.Range {

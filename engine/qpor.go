@@ -245,6 +245,34 @@ func (q *qexplorer) prune() {
 	}
 }
 
+// conflictInC returns an event g of C, of another thread than f, that is
+// dependent with f and not in the causal past of a (so f and g cannot be
+// in one configuration with a), or nil. Per location, C's events are
+// scanned newest first up to the latest write, which orders the rest.
+func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
+	c := &q.c
+	var bad *uevent
+	f.fp.touches(func(l int32, w bool) bool {
+		s := c.locs[l]
+		for i := len(s) - 1; i >= 0; i-- {
+			g := s[i]
+			if g.thread == f.thread {
+				continue
+			}
+			_, gw := g.fp.access(l)
+			if (w || gw) && !leq(g, a) {
+				bad = g
+				return true
+			}
+			if gw {
+				break
+			}
+		}
+		return false
+	})
+	return bad
+}
+
 // inConflictCD reports whether e is in immediate conflict (dependent and
 // causally unordered) with some event of C ∪ D.
 func (q *qexplorer) inConflictCD(e *uevent) bool {
@@ -254,26 +282,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 			return true
 		}
 	}
-	bad := false
-	e.fp.touches(func(l int32, w bool) bool {
-		s := c.locs[l]
-		for i := len(s) - 1; i >= 0; i-- {
-			g := s[i]
-			if g.thread == e.thread {
-				continue
-			}
-			_, gw := g.fp.access(l)
-			if (w || gw) && !leq(g, e) {
-				bad = true
-				return true
-			}
-			if gw {
-				break
-			}
-		}
-		return false
-	})
-	if bad {
+	if q.conflictInC(e, e) != nil {
 		return true
 	}
 	for _, d := range q.d {
@@ -390,7 +399,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		}
 	}
 	if !ok {
-		q.reportStop(d, ev)
+		q.x.reportStop(d, ev)
 		x.clk.pop()
 		x.m.Undo()
 	} else if ev.Kind == EvSpawn {
@@ -469,18 +478,6 @@ func (q *qexplorer) pop(e *uevent) {
 	}
 	q.x.clk.pop()
 	q.x.m.Undo()
-}
-
-func (q *qexplorer) reportStop(d int, ev *Event) {
-	x := q.x
-	switch ev.Stop {
-	case StopAssertion:
-		x.report(BugAssertion, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
-	case StopRuntimeError:
-		x.report(BugRuntimeError, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
-	case StopStepBound:
-		x.report(BugStepBound, ev.Message, ev.Thread, x.rangeOf(ev.Thread, ev.PC), d+1, nil)
-	}
 }
 
 // maximal handles a maximal configuration. Its stops are executed last,
@@ -912,29 +909,10 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 		}
 	}
 	for _, f := range delta {
-		bad := false
-		f.fp.touches(func(l int32, w bool) bool {
-			s := c.locs[l]
-			for i := len(s) - 1; i >= 0; i-- {
-				g := s[i]
-				if g.thread == f.thread {
-					continue
-				}
-				_, gw := g.fp.access(l)
-				if (w || gw) && !leq(g, a) {
-					// Incompatible while g is in C (f cannot join C
-					// before g leaves).
-					q.deadAt = g.cpos + 1
-					bad = true
-					return true
-				}
-				if gw {
-					break
-				}
-			}
-			return false
-		})
-		if bad {
+		if g := q.conflictInC(f, a); g != nil {
+			// Incompatible while g is in C (f cannot join C before g
+			// leaves).
+			q.deadAt = g.cpos + 1
 			q.deltaBuf = delta
 			return nil, false
 		}
