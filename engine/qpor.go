@@ -210,18 +210,20 @@ func (q *qexplorer) prune() {
 			n++
 		}
 	}
-	for _, cl := range u.byPrevW {
-		l := cl.ev
-		out := l[:0]
-		for _, e := range l {
-			if e.stamp == keep {
-				out = append(out, e)
+	for _, g := range u.byPrevW {
+		for _, cl := range g.lists {
+			l := cl.ev
+			out := l[:0]
+			for _, e := range l {
+				if e.stamp == keep {
+					out = append(out, e)
+				}
 			}
+			for i := len(out); i < len(l); i++ {
+				l[i] = nil
+			}
+			cl.ev = out
 		}
-		for i := len(out); i < len(l); i++ {
-			l[i] = nil
-		}
-		cl.ev = out
 	}
 	for i, hs := range q.hidden {
 		out := hs[:0]
@@ -699,11 +701,12 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 			}
 		}
 		k := [2]int32{l, w}
-		cl := q.u.byPrevW[k]
-		if cl == nil {
-			cl = &candList{}
-			q.u.byPrevW[k] = cl
+		g := q.u.byPrevW[k]
+		if g == nil {
+			g = &candGroup{}
+			q.u.byPrevW[k] = g
 		}
+		cl := g.list(e.thread)
 		cl.ev = append(cl.ev, e)
 		return false
 	})
@@ -830,28 +833,33 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		// Candidates: for every spike element there is one below it in
 		// this list (see "Alternatives" in unfolding.go).
 		d.fp.touches(func(l int32, dw bool) bool {
-			cl := q.u.byPrevW[[2]int32{l, q.lastWriteC(l)}]
-			if cl == nil {
+			g := q.u.byPrevW[[2]int32{l, q.lastWriteC(l)}]
+			if g == nil {
 				return false
 			}
-			for j := 0; j < len(cl.ev); {
-				a := cl.ev[j]
-				if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
-					n := len(cl.ev) - 1
-					cl.ev[j] = cl.ev[n]
-					cl.ev[n] = nil
-					cl.ev = cl.ev[:n]
-					dd := q.deadAt
-					for int(dd) >= len(q.hidden) {
-						q.hidden = append(q.hidden, nil)
-					}
-					q.hidden[dd] = append(q.hidden[dd], hiddenCand{cl, a})
+			for _, cl := range g.lists {
+				if cl.thread == d.thread {
 					continue
 				}
-				if found {
-					return true
+				for j := 0; j < len(cl.ev); {
+					a := cl.ev[j]
+					if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
+						n := len(cl.ev) - 1
+						cl.ev[j] = cl.ev[n]
+						cl.ev[n] = nil
+						cl.ev = cl.ev[:n]
+						dd := q.deadAt
+						for int(dd) >= len(q.hidden) {
+							q.hidden = append(q.hidden, nil)
+						}
+						q.hidden[dd] = append(q.hidden[dd], hiddenCand{cl, a})
+						continue
+					}
+					if found {
+						return true
+					}
+					j++
 				}
-				j++
 			}
 			return false
 		})

@@ -190,9 +190,10 @@ type unfolding struct {
 	prog    *Program
 	events  int32
 	byKey   map[string]*uevent
-	byPrevW map[[2]int32]*candList
+	byPrevW map[[2]int32]*candGroup
 	// byPrevW indexes events by (location l they touch, id of the last
-	// write of l in their history, or -1): the candidates for a spike.
+	// write of l in their history, or -1), one list per thread: the
+	// candidates for a spike.
 	uidKey   map[[2]int32]int32
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
@@ -206,7 +207,7 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 		prog:    prog,
 		byKey:   make(map[string]*uevent),
 		uidKey:  make(map[[2]int32]int32),
-		byPrevW: make(map[[2]int32]*candList),
+		byPrevW: make(map[[2]int32]*candGroup),
 		nuid:    int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
@@ -508,4 +509,23 @@ func (c *config) pop() *uevent {
 // with C (or in C) stay so for every extension of C: they are taken out
 // of the list and put back when C shrinks below the size it had (see
 // qexplorer.hidden).
-type candList struct{ ev []*uevent }
+type candList struct {
+	thread int32
+	ev     []*uevent
+}
+
+// candGroup holds the candidate lists of one (location, last write), one
+// per thread: a spike never needs the events of its own event's thread.
+type candGroup struct{ lists []*candList }
+
+// list returns the list of thread t, creating it.
+func (g *candGroup) list(t int32) *candList {
+	for _, l := range g.lists {
+		if l.thread == t {
+			return l
+		}
+	}
+	l := &candList{thread: t}
+	g.lists = append(g.lists, l)
+	return l
+}
