@@ -21,6 +21,9 @@ type qexplorer struct {
 	tmp   Event
 
 	deltaBuf []*uevent
+	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
+	genBuf   []*uevent
+	candBuf  []*uevent
 	hidden   [][]hiddenCand // per size of C: spike candidates out of their lists until C is smaller
 	deadAt   int32          // set by deltaC: the size of C below which a rejected event may fit again
 	pruneAt  int
@@ -585,14 +588,14 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		}
 		q.probe(t, a)
 	}
-	var gen0 []*uevent
-	var base []*uevent
+	base := q.scratch(0)
 	if p != nil {
 		base = mergeInto(base, p)
 	}
 	if sp != nil {
 		base = mergeInto(base, sp)
 	}
+	gen := q.genBuf[:0]
 	if e != p && e != sp {
 		if p != nil && leq(e, p) {
 			return
@@ -600,55 +603,84 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		if nprime != nil && leq(nprime, e) {
 			return
 		}
-		gen0 = append(gen0, e)
+		gen = append(gen, e)
 		base = mergeInto(base, e)
 	}
+	q.tmStack[0] = base
+	ngen0 := len(gen)
 	// Candidates for M: events of C' that a depends on, not in base, not
-	// after nprime.
-	var cand []*uevent
+	// after nprime. Per location, C's events are scanned newest first up
+	// to the first write in base: it orders every earlier event of the
+	// location below it.
+	cand := q.candBuf[:0]
 	add := func(f *uevent) {
-		if f.thread == t || f == e || leqView(f, base) || (nprime != nil && leq(nprime, f)) || containsEv(cand, f) {
+		if f.thread == t || f == e || (nprime != nil && leq(nprime, f)) || containsEv(cand, f) {
 			return
 		}
 		cand = append(cand, f)
 	}
 	if a.kind == EvJoin {
 		if T := a.loc; T >= 0 && int(T) < len(q.c.tmax) {
-			if f := q.c.tmax[T]; f != nil && f.finished {
+			if f := q.c.tmax[T]; f != nil && f.finished && !leqView(f, base) {
 				add(f)
 			}
 		}
 	} else {
 		fp := a.footprint()
 		fp.touches(func(l int32, w bool) bool {
-			for _, f := range q.c.locs[l] {
-				if _, fw := f.fp.access(l); w || fw {
-					add(f)
+			s := q.c.locs[l]
+			for i := len(s) - 1; i >= 0; i-- {
+				f := s[i]
+				_, fw := f.fp.access(l)
+				if !w && !fw {
+					continue
 				}
+				if leqView(f, base) {
+					if fw {
+						break
+					}
+					continue
+				}
+				add(f)
 			}
 			return false
 		})
 	}
-	var rec func(i int, chosen, tm []*uevent)
-	rec = func(i int, chosen, tm []*uevent) {
+	q.candBuf = cand
+	var rec func(i, depth int, tm []*uevent)
+	rec = func(i, depth int, tm []*uevent) {
 		if i == len(cand) {
-			q.emit(t, p, sp, a, append(append([]*uevent(nil), gen0...), chosen...), tm)
+			q.emit(t, p, sp, a, gen, tm)
 			return
 		}
-		rec(i+1, chosen, tm)
+		rec(i+1, depth, tm)
 		f := cand[i]
 		if leqView(f, tm) {
 			return
 		}
-		for _, g := range chosen {
+		for _, g := range gen[ngen0:] {
 			if leq(g, f) {
 				return
 			}
 		}
-		tm2 := mergeInto(append([]*uevent(nil), tm...), f)
-		rec(i+1, append(chosen[:len(chosen):len(chosen)], f), tm2)
+		tm2 := append(q.scratch(depth+1), tm...)
+		tm2 = mergeInto(tm2, f)
+		q.tmStack[depth+1] = tm2
+		gen = append(gen, f)
+		rec(i+1, depth+1, tm2)
+		gen = gen[:len(gen)-1]
 	}
-	rec(0, nil, base)
+	rec(0, 0, base)
+	q.genBuf = gen[:0]
+}
+
+// scratch returns the empty scratch buffer of per-thread maxima number
+// depth (enumerate's recursion keeps one per level).
+func (q *qexplorer) scratch(depth int) []*uevent {
+	for len(q.tmStack) <= depth {
+		q.tmStack = append(q.tmStack, nil)
+	}
+	return q.tmStack[depth][:0]
 }
 
 // emit adds ⟨a, H⟩ to U if a is enabled at state(H); H is given by its

@@ -199,6 +199,7 @@ type unfolding struct {
 	startFin []bool    // declared threads: finished at once
 	nuid     int32
 	keyBuf   []byte
+	maxBuf   []*uevent
 	live     int // events in U
 }
 
@@ -340,8 +341,8 @@ func actDep(a *action, e *uevent) bool {
 	return accessDep(&fp, &e.fp)
 }
 
-// key names ⟨a, H⟩ by thread, predecessor and maximal events.
-func (u *unfolding) key(t int32, pred, spawner *uevent, maxs []*uevent) string {
+// key names ⟨a, H⟩ by thread, predecessor and maximal events, in keyBuf.
+func (u *unfolding) key(t int32, pred, spawner *uevent, maxs []*uevent) {
 	b := u.keyBuf[:0]
 	put := func(v int32) {
 		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
@@ -361,15 +362,15 @@ func (u *unfolding) key(t int32, pred, spawner *uevent, maxs []*uevent) string {
 		put(m.id)
 	}
 	u.keyBuf = b
-	return string(b)
 }
 
 // event finds or creates the event of thread t with predecessor pred (or
 // spawner for a spawned thread's first event), action a and history
 // [pred] ∪ [spawner] ∪ [gen...]; gen must hold events of other threads.
 func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*uevent) *uevent {
-	// The maximal elements of gen, not below pred or spawner, sorted by id.
-	var maxs []*uevent
+	// The maximal elements of gen, not below pred or spawner, sorted by id
+	// (in a scratch buffer: most events are found, not created).
+	maxs := u.maxBuf[:0]
 	for i, g := range gen {
 		if (pred != nil && leq(g, pred)) || (spawner != nil && leq(g, spawner)) {
 			continue
@@ -394,10 +395,13 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 			maxs[j], maxs[j-1] = maxs[j-1], maxs[j]
 		}
 	}
-	k := u.key(t, pred, spawner, maxs)
-	if e, ok := u.byKey[k]; ok {
+	u.maxBuf = maxs
+	u.key(t, pred, spawner, maxs)
+	if e, ok := u.byKey[string(u.keyBuf)]; ok {
 		return e
 	}
+	k := string(u.keyBuf)
+	maxs = append([]*uevent(nil), maxs...)
 	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, maxs: maxs, act: a, childUID: -1}
 	u.events++
 	e.fp = a.footprint()
