@@ -278,24 +278,99 @@ func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
 	return bad
 }
 
-// inConflictCD reports whether e is in immediate conflict (dependent and
-// causally unordered) with some event of C ∪ D.
+// inConflictCD reports whether e may be in immediate conflict with an
+// event g of C ∪ D: they are dependent (or siblings in a thread tree),
+// causally unordered, and [e) ∪ [g) passes the per-thread test of
+// pastsCompatible (the dependences between the two pasts are not fully
+// checked, so this over-approximates immediate conflict, which is safe
+// for pruning: it only keeps more). Candidates g in C are found per
+// location of e after the last write of it in C that is in [e): every
+// earlier event of the location is below that write, hence in [e).
 func (q *qexplorer) inConflictCD(e *uevent) bool {
 	c := &q.c
-	if int(e.thread) < len(c.tmax) {
-		if cm := c.tmax[e.thread]; cm != nil && !leq(cm, e) {
+	if ch := c.chain[e.thread]; int(e.idx) < len(ch) {
+		if g := ch[e.idx]; g != e && g.pred == e.pred && pastsCompatible(e, g) {
 			return true
 		}
 	}
-	if q.conflictInC(e, e) != nil {
+	found := false
+	e.fp.touches(func(l int32, w bool) bool {
+		// After the last write of l in C that is in [e), an event of C
+		// whose past holds another access of l that e depends on (and
+		// that is not in [e)) conflicts with e only by inheritance: so
+		// only the first write after it, and (if e writes) the reads
+		// before that write, can be immediate conflicts.
+		s := c.locs[l]
+		iw := len(s) - 1
+		for ; iw >= 0; iw-- {
+			if _, gw := s[iw].fp.access(l); gw && leq(s[iw], e) {
+				break
+			}
+		}
+		for i := iw + 1; i < len(s); i++ {
+			g := s[i]
+			_, gw := g.fp.access(l)
+			if g.thread == e.thread || !(w || gw) || leq(g, e) {
+				continue
+			}
+			if pastsCompatible(e, g) {
+				found = true
+				return true
+			}
+			if gw {
+				break
+			}
+		}
+		return false
+	})
+	if found {
 		return true
 	}
+	if e.fp.kind == EvStop {
+		return true // rare: kept without a closer look
+	}
+	// A join or a spawn depends only on events always in its past (the
+	// joined thread's last event) or future (the child's first): it is in
+	// immediate conflict only with siblings in its thread tree.
 	for _, d := range q.d {
-		if (d.thread == e.thread || udep(d, e)) && !leq(d, e) && !leq(e, d) {
-			return true
+		if d == e || leq(d, e) || leq(e, d) {
+			continue
+		}
+		if (d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e)) {
+			if pastsCompatible(e, d) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// pastsCompatible reports whether the causal pasts [a) and [b) have
+// ordered maxima on every thread (a necessary condition for [a) ∪ [b) to
+// be a configuration).
+func pastsCompatible(a, b *uevent) bool {
+	n := max(len(a.tmax), len(b.tmax))
+	for u := 0; u < n; u++ {
+		x, y := pastMax(a, int32(u)), pastMax(b, int32(u))
+		if x == nil || y == nil || x == y {
+			continue
+		}
+		if x.idx < y.idx {
+			x, y = y, x
+		}
+		if ancestorAt(x, y.idx) != y {
+			return false
+		}
+	}
+	return true
+}
+
+// pastMax is the last event of thread u in [e).
+func pastMax(e *uevent, u int32) *uevent {
+	if u == e.thread {
+		return e.pred
+	}
+	return tmaxAt(e.tmax, u)
 }
 
 func containsEv(s []*uevent, e *uevent) bool {
