@@ -289,7 +289,7 @@ func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
 func (q *qexplorer) inConflictCD(e *uevent) bool {
 	c := &q.c
 	if ch := c.chain[e.thread]; int(e.idx) < len(ch) {
-		if g := ch[e.idx]; g != e && g.pred == e.pred && pastsCompatible(e, g) {
+		if g := ch[e.idx]; g != e && g.pred == e.pred && sameLastWrite(e, g) && pastsCompatible(e, g) {
 			return true
 		}
 	}
@@ -305,6 +305,14 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		for ; iw >= 0; iw-- {
 			if _, gw := s[iw].fp.access(l); gw && leq(s[iw], e) {
 				break
+			}
+		}
+		if e.lastW != -2 {
+			// e's last write of l is outside C: it conflicts with the
+			// events of C after iw, so e conflicts with them only by
+			// inheritance.
+			if iw < 0 && e.lastW != -1 || iw >= 0 && e.lastW != s[iw].id {
+				return false
 			}
 		}
 		for i := iw + 1; i < len(s); i++ {
@@ -337,12 +345,20 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 			continue
 		}
 		if (d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e)) {
-			if pastsCompatible(e, d) {
+			if sameLastWrite(e, d) && pastsCompatible(e, d) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// sameLastWrite is false if e and g access one location each, the same,
+// after different last writes of it: then they are not in immediate
+// conflict (the later of the two writes is in one's past and conflicts
+// with the other).
+func sameLastWrite(e, g *uevent) bool {
+	return e.lastW == -2 || g.lastW == -2 || e.fp.loc != g.fp.loc || e.lastW == g.lastW
 }
 
 // pastsCompatible reports whether the causal pasts [a) and [b) have
@@ -794,6 +810,7 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 		return e
 	}
 	last := int32(-1)
+	e.lastW = -2
 	e.fp.touches(func(l int32, _ bool) bool {
 		if l == last {
 			return false
@@ -806,6 +823,9 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 				w = s[i].id
 				break
 			}
+		}
+		if e.fp.kind != EvAtomic {
+			e.lastW = w
 		}
 		k := [2]int32{l, w}
 		g := q.u.byPrevW[k]

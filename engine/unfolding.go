@@ -159,6 +159,7 @@ type uevent struct {
 	childNext *action // spawn events: the child's first action
 	childFin  bool    // spawn events: the child finished without a visible step
 
+	lastW int32 // id of the last write of its location in its history (-1: none; -2: several locations)
 	cpos  int32 // position in C's events, while in C
 	inD   int32 // how many times in the current D
 	stamp int32 // scratch
