@@ -205,41 +205,51 @@ func (q *qexplorer) prune() {
 			mark(e)
 		}
 	}
+	// Go maps do not shrink when entries are deleted: the indexes are
+	// rebuilt with what is kept, so that their memory is bounded too.
 	n := 0
+	byKey := make(map[string]*uevent, len(u.byKey)/2)
 	for k, e := range u.byKey {
-		if e.stamp != keep {
-			delete(u.byKey, k)
-		} else {
+		if e.stamp == keep {
+			byKey[k] = e
 			n++
 		}
 	}
-	for _, g := range u.byPrevW {
-		for _, cl := range g.lists {
-			l := cl.ev
-			out := l[:0]
-			for _, e := range l {
-				if e.stamp == keep {
-					out = append(out, e)
-				}
-			}
-			for i := len(out); i < len(l); i++ {
-				l[i] = nil
-			}
-			cl.ev = out
-		}
-	}
+	u.byKey = byKey
 	for i, hs := range q.hidden {
 		out := hs[:0]
 		for _, h := range hs {
 			if h.e.stamp == keep {
 				out = append(out, h)
+				h.l.stamp = keep // its list stays: the candidate goes back to it
 			}
 		}
-		for j := len(out); j < len(hs); j++ {
-			hs[j] = hiddenCand{}
-		}
+		clear(hs[len(out):])
 		q.hidden[i] = out
 	}
+	byPrevW := make(map[[2]int32]*candGroup, len(u.byPrevW)/2)
+	for k, g := range u.byPrevW {
+		lists := g.lists[:0]
+		for _, cl := range g.lists {
+			out := cl.ev[:0]
+			for _, e := range cl.ev {
+				if e.stamp == keep {
+					out = append(out, e)
+				}
+			}
+			clear(cl.ev[len(out):])
+			cl.ev = out
+			if len(out) > 0 || cl.stamp == keep {
+				lists = append(lists, cl)
+			}
+		}
+		clear(g.lists[len(lists):])
+		g.lists = lists
+		if len(lists) > 0 {
+			byPrevW[k] = g
+		}
+	}
+	u.byPrevW = byPrevW
 	u.live = n
 	q.pruneAt = 2 * n
 	if q.pruneAt < q.pruneMin {

@@ -516,6 +516,7 @@ func (c *config) pop() *uevent {
 // qexplorer.hidden).
 type candList struct {
 	thread int32
+	stamp  int32 // prune: a hidden candidate belongs to this list
 	ev     []*uevent
 }
 
