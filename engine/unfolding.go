@@ -114,11 +114,20 @@ import "math/bits"
 // (CONCUR'15), the local configurations of the events in immediate
 // conflict with C ∪ D, the only events spikes ever hold. (With inherited
 // conflicts every event after an event of D conflicts with the other
-// events of D, and almost nothing would go.) We prune when U has doubled
-// since the last pruning, so that its cost is amortised; the tests also
-// prune after every call. A pruned event that is discovered again is a new
-// object; the events kept keep their whole causal past, so an event and a
-// stale copy are never both reachable.
+// events of D, and almost nothing would go.) The test for immediate
+// conflict (qexplorer.inConflictCD) may say yes wrongly, never no
+// wrongly: e #ⁱ g needs [e) ∪ [g) to have ordered maxima on every
+// thread, and, when e and g access one location each, the same one, the
+// same last write of it in their histories (if the last writes differ,
+// the later one is in one past and conflicts with the other event, so the
+// conflict is inherited); of C's events on that location only those after
+// that write, up to the next write, qualify; a join or a spawn is only in
+// immediate conflict with its siblings in its thread tree. We prune when U
+// has doubled since the last pruning (at least 50,000 events), so that
+// the cost is amortised, and rebuild the indexes then (Go maps do not
+// shrink); the tests also prune after every call. A pruned event that is
+// discovered again is a new object; the events kept keep their whole
+// causal past, so an event and a stale copy are never both reachable.
 //
 // # Steps that stop the execution
 //
