@@ -311,12 +311,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		// only the first write after it, and (if e writes) the reads
 		// before that write, can be immediate conflicts.
 		s := c.locs[l]
-		iw := len(s) - 1
-		for ; iw >= 0; iw-- {
-			if _, gw := s[iw].fp.access(l); gw && leq(s[iw], e) {
-				break
-			}
-		}
+		iw := q.lastWriteBelow(l, e)
 		if e.lastW != -2 {
 			// e's last write of l is outside C: it conflicts with the
 			// events of C after iw, so e conflicts with them only by
@@ -347,9 +342,10 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	if e.fp.kind == EvStop {
 		return true // rare: kept without a closer look
 	}
-	// A join or a spawn depends only on events always in its past (the
-	// joined thread's last event) or future (the child's first): it is in
-	// immediate conflict only with siblings in its thread tree.
+	// Events of D: siblings, or dependent. (A join or a spawn needs no
+	// case of its own: it depends only on events always in its past, the
+	// joined thread's last event, or its future, the child's first, so it
+	// is in immediate conflict only with its thread-tree siblings.)
 	for _, d := range q.d {
 		if d == e || leq(d, e) || leq(e, d) {
 			continue
@@ -827,12 +823,8 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 		}
 		last = l
 		w := int32(-1)
-		s := q.c.locs[l]
-		for i := len(s) - 1; i >= 0; i-- {
-			if _, fw := s[i].fp.access(l); fw && leq(s[i], e) {
-				w = s[i].id
-				break
-			}
+		if i := q.lastWriteBelow(l, e); i >= 0 {
+			w = q.c.locs[l][i].id
 		}
 		if e.fp.kind != EvAtomic {
 			e.lastW = w
@@ -848,6 +840,18 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 		return false
 	})
 	return e
+}
+
+// lastWriteBelow is the index in C's events on l of the last write of l
+// in C that is in [e], or -1.
+func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
+	s := q.c.locs[l]
+	for i := len(s) - 1; i >= 0; i-- {
+		if _, w := s[i].fp.access(l); w && leq(s[i], e) {
+			return i
+		}
+	}
+	return -1
 }
 
 // lastWriteC is the id of the last write of l in C, or -1.
@@ -981,15 +985,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				for j := 0; j < len(cl.ev); {
 					a := cl.ev[j]
 					if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
-						n := len(cl.ev) - 1
-						cl.ev[j] = cl.ev[n]
-						cl.ev[n] = nil
-						cl.ev = cl.ev[:n]
-						dd := q.deadAt
-						for int(dd) >= len(q.hidden) {
-							q.hidden = append(q.hidden, nil)
-						}
-						q.hidden[dd] = append(q.hidden[dd], hiddenCand{cl, a})
+						q.hide(cl, j)
 						continue
 					}
 					if found {
@@ -1013,6 +1009,20 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		}
 	}
 	return J
+}
+
+// hide takes the j-th candidate of cl out of its list until C is shorter
+// than q.deadAt (see qexplorer.hidden).
+func (q *qexplorer) hide(cl *candList, j int) {
+	a := cl.ev[j]
+	n := len(cl.ev) - 1
+	cl.ev[j] = cl.ev[n]
+	cl.ev[n] = nil
+	cl.ev = cl.ev[:n]
+	for int(q.deadAt) >= len(q.hidden) {
+		q.hidden = append(q.hidden, nil)
+	}
+	q.hidden[q.deadAt] = append(q.hidden[q.deadAt], hiddenCand{cl, a})
 }
 
 // deltaC returns [a] \ C if [a] ∪ C is a configuration.
