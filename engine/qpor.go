@@ -221,7 +221,7 @@ func (q *qexplorer) prune() {
 		for _, h := range hs {
 			if h.e.stamp == keep {
 				out = append(out, h)
-				h.l.stamp = keep // its list stays: the candidate goes back to it
+				h.b.stamp = keep // its bucket stays: the candidate goes back to it
 			}
 		}
 		clear(hs[len(out):])
@@ -231,15 +231,17 @@ func (q *qexplorer) prune() {
 	for k, g := range u.byPrevW {
 		lists := g.lists[:0]
 		for _, cl := range g.lists {
-			out := cl.ev[:0]
-			for _, e := range cl.ev {
-				if e.stamp == keep {
-					out = append(out, e)
+			used := false
+			for i, b := range cl.byIdx {
+				if b != nil {
+					if b.keep(keep) {
+						used = true
+					} else {
+						cl.byIdx[i] = nil
+					}
 				}
 			}
-			clear(cl.ev[len(out):])
-			cl.ev = out
-			if len(out) > 0 || cl.stamp == keep {
+			if used {
 				lists = append(lists, cl)
 			}
 		}
@@ -249,6 +251,13 @@ func (q *qexplorer) prune() {
 			byPrevW[k] = g
 		}
 	}
+	byPred := make(map[[3]int32]*candBucket, len(u.byPred)/2)
+	for k, b := range u.byPred {
+		if b.keep(keep) {
+			byPred[k] = b
+		}
+	}
+	u.byPred = byPred
 	u.byPrevW = byPrevW
 	u.live = n
 	q.pruneAt = 2 * n
@@ -556,9 +565,9 @@ func sameAccesses(a, b []Access) bool {
 	return true
 }
 
-// hiddenCand is a spike candidate taken out of its list.
+// hiddenCand is a spike candidate taken out of its bucket.
 type hiddenCand struct {
-	l *candList
+	b *candBucket
 	e *uevent
 }
 
@@ -567,7 +576,7 @@ func (q *qexplorer) pop(e *uevent) {
 	q.c.pop()
 	if n := len(q.c.events) + 1; n < len(q.hidden) {
 		for _, h := range q.hidden[n] {
-			h.l.ev = append(h.l.ev, h.e)
+			h.b.ev = append(h.b.ev, h.e)
 		}
 		q.hidden[n] = q.hidden[n][:0]
 	}
@@ -635,8 +644,14 @@ func (q *qexplorer) addExtensions(e *uevent) {
 			q.enumerate(t, nil, e, e)
 			continue
 		}
+		// Positions before the last event of t in [e] have their
+		// successor in C below e: no history there can hold e.
 		ch := q.c.chain[t]
-		for i := len(ch) - 1; i >= -1; i-- {
+		lo := -1
+		if m := tmaxAt(e.tmax, t); m != nil {
+			lo = int(m.idx)
+		}
+		for i := len(ch) - 1; i >= lo; i-- {
 			var p *uevent
 			if i >= 0 {
 				p = ch[i]
@@ -835,8 +850,17 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 			g = &candGroup{}
 			q.u.byPrevW[k] = g
 		}
-		cl := g.list(e.thread)
-		cl.ev = append(cl.ev, e)
+		b := g.list(e.thread).bucket(e.idx)
+		b.ev = append(b.ev, e)
+		if e.pred != nil {
+			kp := [3]int32{l, w, e.pred.id}
+			b := q.u.byPred[kp]
+			if b == nil {
+				b = &candBucket{}
+				q.u.byPred[kp] = b
+			}
+			b.ev = append(b.ev, e)
+		}
 		return false
 	})
 	return e
@@ -972,9 +996,24 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			return false
 		}
 		// Candidates: for every spike element there is one below it in
-		// this list (see "Alternatives" in unfolding.go).
+		// these buckets (see "Alternatives" in unfolding.go).
+		scan := func(b *candBucket, l int32, dw bool) bool {
+			for j := 0; j < len(b.ev); {
+				a := b.ev[j]
+				if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
+					q.hide(b, j)
+					continue
+				}
+				if found {
+					return true
+				}
+				j++
+			}
+			return false
+		}
 		d.fp.touches(func(l int32, dw bool) bool {
-			g := q.u.byPrevW[[2]int32{l, q.lastWriteC(l)}]
+			w := q.lastWriteC(l)
+			g := q.u.byPrevW[[2]int32{l, w}]
 			if g == nil {
 				return false
 			}
@@ -982,16 +1021,24 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				if cl.thread == d.thread {
 					continue
 				}
-				for j := 0; j < len(cl.ev); {
-					a := cl.ev[j]
-					if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
-						q.hide(cl, j)
-						continue
+				// A candidate compatible with C extends C's events of
+				// its thread: it comes right after the last one, cm
+				// (byPred), or later.
+				from := 0
+				if int(cl.thread) < len(q.c.tmax) {
+					if cm := q.c.tmax[cl.thread]; cm != nil {
+						from = int(cm.idx) + 2
+						if int(cm.idx)+1 < len(cl.byIdx) && cl.byIdx[cm.idx+1] != nil && len(cl.byIdx[cm.idx+1].ev) > 0 {
+							if b := q.u.byPred[[3]int32{l, w, cm.id}]; b != nil && scan(b, l, dw) {
+								return true
+							}
+						}
 					}
-					if found {
+				}
+				for j := from; j < len(cl.byIdx); j++ {
+					if b := cl.byIdx[j]; b != nil && scan(b, l, dw) {
 						return true
 					}
-					j++
 				}
 			}
 			return false
@@ -1011,18 +1058,18 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 	return J
 }
 
-// hide takes the j-th candidate of cl out of its list until C is shorter
-// than q.deadAt (see qexplorer.hidden).
-func (q *qexplorer) hide(cl *candList, j int) {
-	a := cl.ev[j]
-	n := len(cl.ev) - 1
-	cl.ev[j] = cl.ev[n]
-	cl.ev[n] = nil
-	cl.ev = cl.ev[:n]
+// hide takes the j-th candidate of b out of it until C is shorter than
+// q.deadAt (see qexplorer.hidden).
+func (q *qexplorer) hide(b *candBucket, j int) {
+	a := b.ev[j]
+	n := len(b.ev) - 1
+	b.ev[j] = b.ev[n]
+	b.ev[n] = nil
+	b.ev = b.ev[:n]
 	for int(q.deadAt) >= len(q.hidden) {
 		q.hidden = append(q.hidden, nil)
 	}
-	q.hidden[q.deadAt] = append(q.hidden[q.deadAt], hiddenCand{cl, a})
+	q.hidden[q.deadAt] = append(q.hidden[q.deadAt], hiddenCand{b, a})
 }
 
 // deltaC returns [a] \ C if [a] ∪ C is a configuration.

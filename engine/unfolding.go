@@ -204,6 +204,10 @@ type unfolding struct {
 	// byPrevW indexes events by (location l they touch, id of the last
 	// write of l in their history, or -1), one list per thread: the
 	// candidates for a spike.
+	byPred map[[3]int32]*candBucket
+	// byPred indexes the same events, those with a thread predecessor,
+	// by (location, last write, id of the predecessor): the candidates
+	// of a thread that come right after C's last event of the thread.
 	uidKey   map[[2]int32]int32
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
@@ -219,6 +223,7 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 		byKey:   make(map[string]*uevent),
 		uidKey:  make(map[[2]int32]int32),
 		byPrevW: make(map[[2]int32]*candGroup),
+		byPred:  make(map[[3]int32]*candBucket),
 		nuid:    int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
@@ -519,14 +524,23 @@ func (c *config) pop() *uevent {
 	return e
 }
 
-// candList is a list of spike candidates. Candidates found incompatible
+// candBucket is a list of spike candidates. Candidates found incompatible
 // with C (or in C) stay so for every extension of C: they are taken out
-// of the list and put back when C shrinks below the size it had (see
+// of the bucket and put back when C shrinks below the size it had (see
 // qexplorer.hidden).
+type candBucket struct {
+	stamp int32 // prune: a hidden candidate belongs to this bucket
+	ev    []*uevent
+}
+
+// candList holds the spike candidates of one thread for one (location,
+// last write), by their index in the thread: a candidate a is compatible
+// with C only if it extends C's events of its thread, so the buckets
+// below C's last event of the thread (plus one, see unfolding.byPred)
+// need no look.
 type candList struct {
 	thread int32
-	stamp  int32 // prune: a hidden candidate belongs to this list
-	ev     []*uevent
+	byIdx  []*candBucket
 }
 
 // candGroup holds the candidate lists of one (location, last write), one
@@ -543,4 +557,30 @@ func (g *candGroup) list(t int32) *candList {
 	l := &candList{thread: t}
 	g.lists = append(g.lists, l)
 	return l
+}
+
+// bucket returns the bucket of index idx, creating it (byIdx has nil
+// for indexes without candidates).
+func (l *candList) bucket(idx int32) *candBucket {
+	for int(idx) >= len(l.byIdx) {
+		l.byIdx = append(l.byIdx, nil)
+	}
+	if l.byIdx[idx] == nil {
+		l.byIdx[idx] = &candBucket{}
+	}
+	return l.byIdx[idx]
+}
+
+// keep drops the events whose stamp is not keep from b, and reports
+// whether b is still needed (it holds events or a hidden candidate).
+func (b *candBucket) keep(keep int32) bool {
+	out := b.ev[:0]
+	for _, e := range b.ev {
+		if e.stamp == keep {
+			out = append(out, e)
+		}
+	}
+	clear(b.ev[len(out):])
+	b.ev = out
+	return len(out) > 0 || b.stamp == keep
 }
