@@ -21,6 +21,8 @@ type qexplorer struct {
 	tmp   Event
 
 	deltaBuf []*uevent
+	enBuf    [][]*uevent // en(C), per size of C
+	pruneGen int         // how many times U was pruned
 	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
 	genBuf   []*uevent
 	candBuf  []*uevent
@@ -51,7 +53,7 @@ func (x *explorer) runQPOR() {
 		q.pruneMin = 0
 	}
 	q.pruneAt = q.pruneMin
-	q.explore(nil)
+	q.explore(nil, nil)
 	x.finish()
 }
 
@@ -105,13 +107,19 @@ func (q *qexplorer) probe(t int32, a *action) {
 	m.Undo()
 }
 
-// explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d.
-func (q *qexplorer) explore(A []*uevent) {
+// explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d. en is
+// en(C) when the caller knows it (nil: compute it).
+func (q *qexplorer) explore(A, en []*uevent) {
 	x := q.x
 	if x.stopReason != "" || x.cancelled() {
 		return
 	}
-	en := q.enabled()
+	depth := len(q.c.events)
+	if en == nil {
+		en = q.enabled(q.enBuffer(depth)[:0])
+	}
+	q.enBuf[depth] = en
+	gen := q.pruneGen
 	if len(en) == 0 {
 		q.maximal()
 		return
@@ -147,7 +155,7 @@ func (q *qexplorer) explore(A []*uevent) {
 		}
 	}
 	if q.push(e) {
-		q.explore(removeEv(A, e))
+		q.explore(removeEv(A, e), q.enabledAfter(en, e, q.enBuffer(depth + 1)[:0]))
 	}
 	q.pop(e)
 	if x.stopReason != "" {
@@ -156,7 +164,12 @@ func (q *qexplorer) explore(A []*uevent) {
 	e.inD++
 	q.d = append(q.d, e)
 	if J := q.alt(en, e); J != nil {
-		q.explore(J)
+		// en(C) again, unless pruning may have dropped some of its events.
+		var again []*uevent
+		if q.pruneGen == gen {
+			again = en
+		}
+		q.explore(J, again)
 	}
 	q.d = q.d[:len(q.d)-1]
 	e.inD--
@@ -212,6 +225,7 @@ func (q *qexplorer) prune() {
 	for k, e := range u.byKey {
 		if e.stamp == keep {
 			byKey[k] = e
+			e.kids.keep(keep)
 			n++
 		}
 	}
@@ -231,17 +245,15 @@ func (q *qexplorer) prune() {
 	for k, g := range u.byPrevW {
 		lists := g.lists[:0]
 		for _, cl := range g.lists {
-			used := false
-			for i, b := range cl.byIdx {
-				if b != nil {
-					if b.keep(keep) {
-						used = true
-					} else {
-						cl.byIdx[i] = nil
-					}
+			bs := cl.buckets[:0]
+			for _, b := range cl.buckets {
+				if b.keep(keep) {
+					bs = append(bs, b)
 				}
 			}
-			if used {
+			clear(cl.buckets[len(bs):])
+			cl.buckets = bs
+			if len(bs) > 0 {
 				lists = append(lists, cl)
 			}
 		}
@@ -251,14 +263,8 @@ func (q *qexplorer) prune() {
 			byPrevW[k] = g
 		}
 	}
-	byPred := make(map[[3]int32]*candBucket, len(u.byPred)/2)
-	for k, b := range u.byPred {
-		if b.keep(keep) {
-			byPred[k] = b
-		}
-	}
-	u.byPred = byPred
 	u.byPrevW = byPrevW
+	q.pruneGen++
 	u.live = n
 	q.pruneAt = 2 * n
 	if q.pruneAt < q.pruneMin {
@@ -413,8 +419,9 @@ func containsEv(s []*uevent, e *uevent) bool {
 	return false
 }
 
+// removeEv removes e from s, in place.
 func removeEv(s []*uevent, e *uevent) []*uevent {
-	var out []*uevent
+	out := s[:0]
 	for _, f := range s {
 		if f != e {
 			out = append(out, f)
@@ -423,28 +430,76 @@ func removeEv(s []*uevent, e *uevent) []*uevent {
 	return out
 }
 
-// enabled computes en(C): for each thread that can move, the event of its
-// next action whose history is the closure of the events of C it depends
-// on.
-func (q *qexplorer) enabled() []*uevent {
-	var en []*uevent
+// enabled appends en(C) to en, by thread: for each thread that can move,
+// the event of its next action whose history is the closure of the events
+// of C it depends on.
+func (q *qexplorer) enabled(en []*uevent) []*uevent {
 	for t := int32(0); t < int32(len(q.c.tmax)); t++ {
-		if !q.present(t) {
-			continue
+		if f := q.enabledOf(t); f != nil {
+			en = append(en, f)
 		}
-		p := q.c.tmax[t]
-		a := q.nextOf(t, p)
-		if a == nil || !q.x.m.Enabled(int(q.midx[t])) {
-			continue
-		}
-		q.probe(t, a)
-		var sp *uevent
-		if p == nil && int(t) >= len(q.x.prog.Threads) {
-			sp = q.c.spawnerOf[t]
-		}
-		en = append(en, q.event(t, p, sp, a, q.latestDeps(t, a, nil)))
 	}
 	return en
+}
+
+// enabledAfter appends en(C) to out, given en = en(C \ {e}) (e is C's last
+// event): the event of a thread other than e's whose action does not
+// depend on e keeps its history, and a thread disabled before e and
+// independent of it stays disabled.
+func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*uevent {
+	i := 0
+	for t := int32(0); t < int32(len(q.c.tmax)); t++ {
+		var f *uevent
+		for i < len(en) && en[i].thread < t {
+			i++
+		}
+		if i < len(en) && en[i].thread == t {
+			f = en[i]
+		}
+		switch {
+		case t == e.thread || t == e.childUID:
+			f = q.enabledOf(t)
+		case f != nil:
+			if actDep(f.act, e) {
+				f = q.enabledOf(t)
+			}
+		default:
+			if a := q.nextOf(t, q.c.tmax[t]); a != nil && a.probed && actDep(a, e) {
+				f = q.enabledOf(t)
+			}
+		}
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// enabledOf is thread t's event in en(C), or nil.
+func (q *qexplorer) enabledOf(t int32) *uevent {
+	if !q.present(t) {
+		return nil
+	}
+	p := q.c.tmax[t]
+	a := q.nextOf(t, p)
+	if a == nil || !q.x.m.Enabled(int(q.midx[t])) {
+		return nil
+	}
+	q.probe(t, a)
+	var sp *uevent
+	if p == nil && int(t) >= len(q.x.prog.Threads) {
+		sp = q.c.spawnerOf[t]
+	}
+	q.genBuf = q.latestDeps(t, a, q.genBuf[:0])
+	return q.event(t, p, sp, a, q.genBuf)
+}
+
+// enBuffer is the buffer for en(C) when C has depth events.
+func (q *qexplorer) enBuffer(depth int) []*uevent {
+	for len(q.enBuf) <= depth {
+		q.enBuf = append(q.enBuf, nil)
+	}
+	return q.enBuf[depth]
 }
 
 // latestDeps appends the last events of C (of other threads) that action a
@@ -852,15 +907,6 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 		}
 		b := g.list(e.thread).bucket(e.idx)
 		b.ev = append(b.ev, e)
-		if e.pred != nil {
-			kp := [3]int32{l, w, e.pred.id}
-			b := q.u.byPred[kp]
-			if b == nil {
-				b = &candBucket{}
-				q.u.byPred[kp] = b
-			}
-			b.ev = append(b.ev, e)
-		}
 		return false
 	})
 	return e
@@ -997,10 +1043,12 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		}
 		// Candidates: for every spike element there is one below it in
 		// these buckets (see "Alternatives" in unfolding.go).
-		scan := func(b *candBucket, l int32, dw bool) bool {
+		// scan considers the candidates of b that access l after its
+		// last write w, one of them a write.
+		scan := func(b *candBucket, l, w int32, dw bool) bool {
 			for j := 0; j < len(b.ev); {
 				a := b.ev[j]
-				if _, aw := a.fp.access(l); (aw || dw) && consider(a) {
+				if at, aw := a.fp.access(l); at && (aw || dw) && (a.lastW == w || a.lastW == -2) && consider(a) {
 					q.hide(b, j)
 					continue
 				}
@@ -1022,21 +1070,19 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 					continue
 				}
 				// A candidate compatible with C extends C's events of
-				// its thread: it comes right after the last one, cm
-				// (byPred), or later.
-				from := 0
+				// its thread: it comes right after the last one, cm (a
+				// child of cm), or later.
+				from := int32(0)
 				if int(cl.thread) < len(q.c.tmax) {
 					if cm := q.c.tmax[cl.thread]; cm != nil {
-						from = int(cm.idx) + 2
-						if int(cm.idx)+1 < len(cl.byIdx) && cl.byIdx[cm.idx+1] != nil && len(cl.byIdx[cm.idx+1].ev) > 0 {
-							if b := q.u.byPred[[3]int32{l, w, cm.id}]; b != nil && scan(b, l, dw) {
-								return true
-							}
+						from = cm.idx + 2
+						if scan(&cm.kids, l, w, dw) {
+							return true
 						}
 					}
 				}
-				for j := from; j < len(cl.byIdx); j++ {
-					if b := cl.byIdx[j]; b != nil && scan(b, l, dw) {
+				for _, b := range cl.buckets {
+					if b.idx >= from && scan(b, l, w, dw) {
 						return true
 					}
 				}

@@ -168,6 +168,8 @@ type uevent struct {
 	childNext *action // spawn events: the child's first action
 	childFin  bool    // spawn events: the child finished without a visible step
 
+	kids candBucket // the events after it in its thread (spike candidates)
+
 	lastW int32 // id of the last write of its location in its history (-1: none; -2: several locations)
 	cpos  int32 // position in C's events, while in C
 	inD   int32 // how many times in the current D
@@ -204,10 +206,6 @@ type unfolding struct {
 	// byPrevW indexes events by (location l they touch, id of the last
 	// write of l in their history, or -1), one list per thread: the
 	// candidates for a spike.
-	byPred map[[3]int32]*candBucket
-	// byPred indexes the same events, those with a thread predecessor,
-	// by (location, last write, id of the predecessor): the candidates
-	// of a thread that come right after C's last event of the thread.
 	uidKey   map[[2]int32]int32
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
@@ -223,7 +221,6 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 		byKey:   make(map[string]*uevent),
 		uidKey:  make(map[[2]int32]int32),
 		byPrevW: make(map[[2]int32]*candGroup),
-		byPred:  make(map[[3]int32]*candBucket),
 		nuid:    int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
@@ -420,30 +417,43 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, maxs: maxs, act: a, childUID: -1}
 	u.events++
 	e.fp = a.footprint()
-	var tm []*uevent
+	// tmax and the skip pointers share one allocation.
+	n, nanc := int(t)+1, 0
 	if pred != nil {
 		e.idx = pred.idx + 1
-		tm = mergeInto(tm, pred)
-		e.anc = append(e.anc, pred)
-		for i := 0; ; i++ {
-			x := e.anc[i]
-			if i >= len(x.anc) {
-				break
-			}
-			e.anc = append(e.anc, x.anc[i])
+		n = max(n, len(pred.tmax))
+		nanc = 1
+		for x := pred; nanc-1 < len(x.anc); nanc++ {
+			x = x.anc[nanc-1]
 		}
 	}
 	if spawner != nil {
-		tm = mergeInto(tm, spawner)
+		n = max(n, len(spawner.tmax))
 	}
 	for _, m := range maxs {
-		tm = mergeInto(tm, m)
+		n = max(n, len(m.tmax))
 	}
-	for int(t) >= len(tm) {
-		tm = append(tm, nil)
+	buf := make([]*uevent, n+nanc)
+	tm := buf[:n:n]
+	if pred != nil {
+		mergeInto(tm, pred)
+		e.anc = buf[n:n:n+nanc]
+		e.anc = append(e.anc, pred)
+		for i := 0; i < len(e.anc[i].anc); i++ {
+			e.anc = append(e.anc, e.anc[i].anc[i])
+		}
+	}
+	if spawner != nil {
+		mergeInto(tm, spawner)
+	}
+	for _, m := range maxs {
+		mergeInto(tm, m)
 	}
 	tm[t] = e
 	e.tmax = tm
+	if pred != nil {
+		pred.kids.ev = append(pred.kids.ev, e)
+	}
 	u.byKey[k] = e
 	u.live++
 	return e
@@ -529,18 +539,19 @@ func (c *config) pop() *uevent {
 // of the bucket and put back when C shrinks below the size it had (see
 // qexplorer.hidden).
 type candBucket struct {
+	idx   int32 // in a candList: the index in their thread of its events
 	stamp int32 // prune: a hidden candidate belongs to this bucket
 	ev    []*uevent
 }
 
 // candList holds the spike candidates of one thread for one (location,
-// last write), by their index in the thread: a candidate a is compatible
-// with C only if it extends C's events of its thread, so the buckets
-// below C's last event of the thread (plus one, see unfolding.byPred)
-// need no look.
+// last write), in buckets by their index in the thread, sorted: a
+// candidate compatible with C extends C's events of its thread, so the
+// buckets up to C's last event of the thread, plus one (those are found
+// among the children of that event, uevent.kids), need no look.
 type candList struct {
-	thread int32
-	byIdx  []*candBucket
+	thread  int32
+	buckets []*candBucket
 }
 
 // candGroup holds the candidate lists of one (location, last write), one
@@ -559,16 +570,20 @@ func (g *candGroup) list(t int32) *candList {
 	return l
 }
 
-// bucket returns the bucket of index idx, creating it (byIdx has nil
-// for indexes without candidates).
+// bucket returns the bucket of index idx, creating it.
 func (l *candList) bucket(idx int32) *candBucket {
-	for int(idx) >= len(l.byIdx) {
-		l.byIdx = append(l.byIdx, nil)
+	i := len(l.buckets)
+	for i > 0 && l.buckets[i-1].idx >= idx {
+		if l.buckets[i-1].idx == idx {
+			return l.buckets[i-1]
+		}
+		i--
 	}
-	if l.byIdx[idx] == nil {
-		l.byIdx[idx] = &candBucket{}
-	}
-	return l.byIdx[idx]
+	b := &candBucket{idx: idx}
+	l.buckets = append(l.buckets, nil)
+	copy(l.buckets[i+1:], l.buckets[i:])
+	l.buckets[i] = b
+	return b
 }
 
 // keep drops the events whose stamp is not keep from b, and reports
