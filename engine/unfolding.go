@@ -437,7 +437,7 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	tm := buf[:n:n]
 	if pred != nil {
 		mergeInto(tm, pred)
-		e.anc = buf[n:n:n+nanc]
+		e.anc = buf[n : n : n+nanc]
 		e.anc = append(e.anc, pred)
 		for i := 0; i < len(e.anc[i].anc); i++ {
 			e.anc = append(e.anc, e.anc[i].anc[i])
