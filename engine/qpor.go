@@ -266,7 +266,7 @@ func (q *qexplorer) prune() {
 	u.byPrevW = byPrevW
 	q.pruneGen++
 	u.live = n
-	q.pruneAt = 2 * n
+	q.pruneAt = 3 * n / 2
 	if q.pruneAt < q.pruneMin {
 		q.pruneAt = q.pruneMin
 	}
@@ -326,14 +326,19 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		// only the first write after it, and (if e writes) the reads
 		// before that write, can be immediate conflicts.
 		s := c.locs[l]
-		iw := q.lastWriteBelow(l, e)
-		if e.lastW != -2 {
+		var iw int
+		switch {
+		case !e.hasLastW():
+			iw = q.lastWriteBelow(l, e)
+		case e.lastW == nil:
+			iw = -1
+		case c.contains(e.lastW):
+			iw = int(e.lastW.lpos)
+		default:
 			// e's last write of l is outside C: it conflicts with the
-			// events of C after iw, so e conflicts with them only by
-			// inheritance.
-			if iw < 0 && e.lastW != -1 || iw >= 0 && e.lastW != s[iw].id {
-				return false
-			}
+			// events of C after the last write in C below e, so e
+			// conflicts with them only by inheritance.
+			return false
 		}
 		for i := iw + 1; i < len(s); i++ {
 			g := s[i]
@@ -362,13 +367,11 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	// joined thread's last event, or its future, the child's first, so it
 	// is in immediate conflict only with its thread-tree siblings.)
 	for _, d := range q.d {
-		if d == e || leq(d, e) || leq(e, d) {
+		if d == e || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
 			continue
 		}
-		if (d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e)) {
-			if sameLastWrite(e, d) && pastsCompatible(e, d) {
-				return true
-			}
+		if sameLastWrite(e, d) && !leq(d, e) && !leq(e, d) && pastsCompatible(e, d) {
+			return true
 		}
 	}
 	return false
@@ -379,7 +382,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 // conflict (the later of the two writes is in one's past and conflicts
 // with the other).
 func sameLastWrite(e, g *uevent) bool {
-	return e.lastW == -2 || g.lastW == -2 || e.fp.loc != g.fp.loc || e.lastW == g.lastW
+	return !e.hasLastW() || !g.hasLastW() || e.fp.loc != g.fp.loc || e.lastW == g.lastW
 }
 
 // pastsCompatible reports whether the causal pasts [a) and [b) have
@@ -885,31 +888,79 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 	if e.id < n {
 		return e
 	}
+	if e.hasLastW() {
+		e.lastW = q.lastWriteOf(e)
+		q.index(e, e.fp.loc, e.lastWID())
+		return e
+	}
 	last := int32(-1)
-	e.lastW = -2
 	e.fp.touches(func(l int32, _ bool) bool {
-		if l == last {
-			return false
+		if l != last {
+			last = l
+			w := int32(-1)
+			if i := q.lastWriteBelow(l, e); i >= 0 {
+				w = q.c.locs[l][i].id
+			}
+			q.index(e, l, w)
 		}
-		last = l
-		w := int32(-1)
-		if i := q.lastWriteBelow(l, e); i >= 0 {
-			w = q.c.locs[l][i].id
-		}
-		if e.fp.kind != EvAtomic {
-			e.lastW = w
-		}
-		k := [2]int32{l, w}
-		g := q.u.byPrevW[k]
-		if g == nil {
-			g = &candGroup{}
-			q.u.byPrevW[k] = g
-		}
-		b := g.list(e.thread).bucket(e.idx)
-		b.ev = append(b.ev, e)
 		return false
 	})
 	return e
+}
+
+// index adds e, which accesses l after its last write w (an id, or -1), to
+// the spike candidates.
+func (q *qexplorer) index(e *uevent, l, w int32) {
+	k := [2]int32{l, w}
+	g := q.u.byPrevW[k]
+	if g == nil {
+		g = &candGroup{}
+		q.u.byPrevW[k] = g
+	}
+	b := g.list(e.thread).bucket(e.idx)
+	b.ev = append(b.ev, e)
+}
+
+// lastWriteOf is the last write of e's location l in e's history (a
+// subset of C), for a new single-location event e. Every event of maxs
+// depends on e's action, so accesses l; the last write W is found through
+// them: if W is in [m], it is m (a write) or m's own last write (a read),
+// and if W is in no [m], every m is below W (they are dependent), hence
+// below e's predecessor, which maxs excludes. So W is the latest of those
+// candidates, or, when maxs is empty, comes from the predecessor if it
+// accesses l. Otherwise C's events on l are scanned.
+func (q *qexplorer) lastWriteOf(e *uevent) *uevent {
+	l := e.fp.loc
+	var best *uevent
+	note := func(g *uevent) bool {
+		touch, write := g.fp.access(l)
+		if !touch || !g.hasLastW() {
+			return false
+		}
+		w := g.lastW
+		if write {
+			w = g
+		}
+		if w != nil && (best == nil || w.lpos > best.lpos) {
+			best = w
+		}
+		return true
+	}
+	known := len(e.maxs) > 0
+	for _, m := range e.maxs {
+		known = note(m) && known
+	}
+	if !known && len(e.maxs) == 0 && e.pred != nil {
+		best = nil
+		known = note(e.pred)
+	}
+	if !known {
+		best = nil
+		if i := q.lastWriteBelow(l, e); i >= 0 {
+			best = q.c.locs[l][i]
+		}
+	}
+	return best
 }
 
 // lastWriteBelow is the index in C's events on l of the last write of l
@@ -1048,7 +1099,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		scan := func(b *candBucket, l, w int32, dw bool) bool {
 			for j := 0; j < len(b.ev); {
 				a := b.ev[j]
-				if at, aw := a.fp.access(l); at && (aw || dw) && (a.lastW == w || a.lastW == -2) && consider(a) {
+				if at, aw := a.fp.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastWID() == w) && consider(a) {
 					q.hide(b, j)
 					continue
 				}

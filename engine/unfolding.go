@@ -170,10 +170,29 @@ type uevent struct {
 
 	kids candBucket // the events after it in its thread (spike candidates)
 
-	lastW int32 // id of the last write of its location in its history (-1: none; -2: several locations)
-	cpos  int32 // position in C's events, while in C
+	lastW *uevent // single-location events (hasLastW): the last write of it in the history, or nil
+	cpos  int32   // position in C's events, while in C
+	lpos  int32   // single-location events: position in C's events on the location, while in C
 	inD   int32 // how many times in the current D
 	stamp int32 // scratch
+}
+
+// hasLastW reports whether e accesses exactly one location (a read, a
+// write, a lock or an unlock): lastW is kept for those.
+func (e *uevent) hasLastW() bool {
+	switch e.fp.kind {
+	case EvRead, EvWrite, EvLock, EvUnlock:
+		return true
+	}
+	return false
+}
+
+// lastWID is the id of e.lastW, or -1.
+func (e *uevent) lastWID() int32 {
+	if e.lastW == nil {
+		return -1
+	}
+	return e.lastW.id
 }
 
 // action is what a thread does next after some event (or at its start).
@@ -493,6 +512,7 @@ func (c *config) push(e *uevent) {
 		if l != last {
 			n := len(c.locs[l])
 			if n == 0 || c.locs[l][n-1] != e {
+				e.lpos = int32(n)
 				c.locs[l] = append(c.locs[l], e)
 			}
 			last = l
