@@ -173,8 +173,8 @@ type uevent struct {
 	lastW *uevent // single-location events (hasLastW): the last write of it in the history, or nil
 	cpos  int32   // position in C's events, while in C
 	lpos  int32   // single-location events: position in C's events on the location, while in C
-	inD   int32 // how many times in the current D
-	stamp int32 // scratch
+	inD   int32   // how many times in the current D
+	stamp int32   // scratch
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
