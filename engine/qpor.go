@@ -206,30 +206,31 @@ func (q *qexplorer) prune() {
 			e = e.pred
 		}
 	}
-	var all []*uevent
 	for _, e := range u.byKey {
-		all = append(all, e)
-	}
-	for _, e := range all {
-		if e.stamp == keep {
-			continue
-		}
-		if e.inD > 0 || q.c.contains(e) || q.inConflictCD(e) {
-			mark(e)
+		for ; e != nil; e = e.hnext {
+			if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
+				mark(e)
+			}
 		}
 	}
 	// Go maps do not shrink when entries are deleted: the indexes are
 	// rebuilt with what is kept, so that their memory is bounded too.
 	n := 0
-	byKey := make(map[string]*uevent, len(u.byKey)/2)
-	for k, e := range u.byKey {
-		if e.stamp == keep {
-			byKey[k] = e
-			e.kids.keep(keep)
-			n++
+	old := u.byKey
+	u.byKey = make(map[uint64]*uevent, len(old)/2)
+	for _, e := range old {
+		for e != nil {
+			next := e.hnext
+			if e.stamp == keep {
+				u.insert(e)
+				e.kids.keep(keep)
+				n++
+			} else {
+				e.hnext = nil
+			}
+			e = next
 		}
 	}
-	u.byKey = byKey
 	for i, hs := range q.hidden {
 		out := hs[:0]
 		for _, h := range hs {

@@ -150,6 +150,7 @@ type uevent struct {
 	thread  int32 // uid
 	idx     int32 // index in its thread
 	pred    *uevent
+	hnext   *uevent   // next event with the same key hash
 	spawner *uevent   // first event of a spawned thread: the spawn
 	maxs    []*uevent // ⊆-maximal events of the history other than pred, by id
 	act     *action   // the action (shared by the events after the same predecessor)
@@ -220,7 +221,7 @@ func (a *action) footprint() footprint {
 type unfolding struct {
 	prog    *Program
 	events  int32
-	byKey   map[string]*uevent
+	byKey   map[uint64]*uevent // by keyHash, chained by uevent.hnext
 	byPrevW map[[2]int32]*candGroup
 	// byPrevW indexes events by (location l they touch, id of the last
 	// write of l in their history, or -1), one list per thread: the
@@ -229,7 +230,6 @@ type unfolding struct {
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
 	nuid     int32
-	keyBuf   []byte
 	maxBuf   []*uevent
 	live     int // events in U
 }
@@ -237,7 +237,7 @@ type unfolding struct {
 func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 	u := &unfolding{
 		prog:    prog,
-		byKey:   make(map[string]*uevent),
+		byKey:   make(map[uint64]*uevent),
 		uidKey:  make(map[[2]int32]int32),
 		byPrevW: make(map[[2]int32]*candGroup),
 		nuid:    int32(len(prog.Threads)),
@@ -372,27 +372,58 @@ func actDep(a *action, e *uevent) bool {
 	return accessDep(&fp, &e.fp)
 }
 
-// key names ⟨a, H⟩ by thread, predecessor and maximal events, in keyBuf.
-func (u *unfolding) key(t int32, pred, spawner *uevent, maxs []*uevent) {
-	b := u.keyBuf[:0]
-	put := func(v int32) {
-		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+// keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner and
+// maximal events (sorted by id).
+func keyHash(t int32, pred, spawner *uevent, maxs []*uevent) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v int32) {
+		h ^= uint64(uint32(v))
+		h *= 1099511628211
+		h ^= h >> 29
 	}
-	put(t)
-	if pred != nil {
-		put(pred.id)
-	} else {
-		put(-1)
+	id := func(e *uevent) int32 {
+		if e == nil {
+			return -1
+		}
+		return e.id
 	}
-	if spawner != nil {
-		put(spawner.id)
-	} else {
-		put(-1)
-	}
+	mix(t)
+	mix(id(pred))
+	mix(id(spawner))
 	for _, m := range maxs {
-		put(m.id)
+		mix(m.id)
 	}
-	u.keyBuf = b
+	return h
+}
+
+// named reports whether e is the event named by (t, pred, spawner, maxs).
+func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
+	if e.thread != t || e.pred != pred || e.spawner != spawner || len(e.maxs) != len(maxs) {
+		return false
+	}
+	for i, m := range maxs {
+		if e.maxs[i] != m {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds the event named by (t, pred, spawner, maxs) in U.
+func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent) *uevent {
+	for e := u.byKey[h]; e != nil; e = e.hnext {
+		if e.named(t, pred, spawner, maxs) {
+			return e
+		}
+	}
+	return nil
+}
+
+// insert adds e to byKey.
+func (u *unfolding) insert(e *uevent) {
+	h := keyHash(e.thread, e.pred, e.spawner, e.maxs)
+	e.hnext = u.byKey[h]
+	u.byKey[h] = e
 }
 
 // event finds or creates the event of thread t with predecessor pred (or
@@ -427,13 +458,11 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 		}
 	}
 	u.maxBuf = maxs
-	u.key(t, pred, spawner, maxs)
-	if e, ok := u.byKey[string(u.keyBuf)]; ok {
+	h := keyHash(t, pred, spawner, maxs)
+	if e := u.lookup(h, t, pred, spawner, maxs); e != nil {
 		return e
 	}
-	k := string(u.keyBuf)
-	maxs = append([]*uevent(nil), maxs...)
-	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, maxs: maxs, act: a, childUID: -1}
+	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}
 	u.events++
 	e.fp = a.footprint()
 	// tmax and the skip pointers share one allocation.
@@ -452,8 +481,11 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	for _, m := range maxs {
 		n = max(n, len(m.tmax))
 	}
-	buf := make([]*uevent, n+nanc)
+	buf := make([]*uevent, n+nanc+len(maxs))
 	tm := buf[:n:n]
+	e.maxs = buf[n+nanc:]
+	copy(e.maxs, maxs)
+	maxs = e.maxs
 	if pred != nil {
 		mergeInto(tm, pred)
 		e.anc = buf[n : n : n+nanc]
@@ -473,7 +505,8 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	if pred != nil {
 		pred.kids.ev = append(pred.kids.ev, e)
 	}
-	u.byKey[k] = e
+	e.hnext = u.byKey[h]
+	u.byKey[h] = e
 	u.live++
 	return e
 }
