@@ -23,6 +23,8 @@ type qexplorer struct {
 	deltaBuf []*uevent
 	enBuf    [][]*uevent // en(C), per size of C
 	pruneGen int         // how many times U was pruned
+	pushes   int         // events pushed so far
+	enNew    []enRecord  // per uid: t's event in en(C), found by addExtensions at push number .push
 	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
 	genBuf   []*uevent
 	candBuf  []*uevent
@@ -462,14 +464,14 @@ func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*ueve
 		}
 		switch {
 		case t == e.thread || t == e.childUID:
-			f = q.enabledOf(t)
+			f = q.enabledNew(t)
 		case f != nil:
 			if actDep(f.act, e) {
-				f = q.enabledOf(t)
+				f = q.enabledNew(t)
 			}
 		default:
 			if a := q.nextOf(t, q.c.tmax[t]); a != nil && a.probed && actDep(a, e) {
-				f = q.enabledOf(t)
+				f = q.enabledNew(t)
 			}
 		}
 		if f != nil {
@@ -477,6 +479,21 @@ func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*ueve
 		}
 	}
 	return out
+}
+
+// enRecord is an event found by addExtensions for the last push.
+type enRecord struct {
+	push int
+	ev   *uevent
+}
+
+// enabledNew is enabledOf(t) after a push, taken from what addExtensions
+// found if it can.
+func (q *qexplorer) enabledNew(t int32) *uevent {
+	if r := q.enNew[t]; r.push == q.pushes && r.ev != nil && q.x.m.Enabled(int(q.midx[t])) {
+		return r.ev
+	}
+	return q.enabledOf(t)
 }
 
 // enabledOf is thread t's event in en(C), or nil.
@@ -595,6 +612,10 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	q.c.grow(q.u.nuid)
 	q.c.push(e)
+	q.pushes++
+	for len(q.enNew) < len(q.c.tmax) {
+		q.enNew = append(q.enNew, enRecord{})
+	}
 	q.addExtensions(e)
 	if ok && x.m.Depth() >= x.opts.MaxSteps {
 		// As in run: the bound cuts the execution; blame the thread that
@@ -818,10 +839,25 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		})
 	}
 	q.candBuf = cand
+	// At the end of t's events in C', the history holding every
+	// candidate is that of t's event in en(C') (see enabledAfter).
+	atEnd := p == q.c.tmax[t]
 	var rec func(i, depth int, tm []*uevent)
 	rec = func(i, depth int, tm []*uevent) {
 		if i == len(cand) {
-			q.emit(t, p, sp, a, gen, tm)
+			f := q.emit(t, p, sp, a, gen, tm)
+			if atEnd && f != nil {
+				all := true
+				for _, g := range cand {
+					if !leqView(g, tm) {
+						all = false
+						break
+					}
+				}
+				if all {
+					q.enNew[t] = enRecord{q.pushes, f}
+				}
+			}
 			return
 		}
 		rec(i+1, depth, tm)
@@ -856,29 +892,29 @@ func (q *qexplorer) scratch(depth int) []*uevent {
 
 // emit adds ⟨a, H⟩ to U if a is enabled at state(H); H is given by its
 // generators and its per-thread maxima tm.
-func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) {
+func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *uevent {
 	switch a.kind {
 	case EvLock:
 		h := q.holderIn(a.loc, tm)
 		if h != 0 && h != int64(t)+1 {
-			return
+			return nil
 		}
 	case EvJoin:
 		T := a.loc
 		if T == t {
-			return
+			return nil
 		}
 		if T >= 0 {
 			if f := tmaxAt(tm, T); f != nil {
 				if !f.finished {
-					return
+					return nil
 				}
 			} else if !q.finishedAtStart(T, tm) {
-				return
+				return nil
 			}
 		}
 	}
-	q.event(t, p, sp, a, gen)
+	return q.event(t, p, sp, a, gen)
 }
 
 // event is unfolding.event; a new event is indexed by the last write of
