@@ -218,19 +218,27 @@ func (q *qexplorer) prune() {
 	// Go maps do not shrink when entries are deleted: the indexes are
 	// rebuilt with what is kept, so that their memory is bounded too.
 	n := 0
-	old := u.byKey
-	u.byKey = make(map[uint64]*uevent, len(old)/2)
-	for _, e := range old {
+	for h, e := range u.byKey {
+		var head, tail *uevent
 		for e != nil {
 			next := e.hnext
+			e.hnext = nil
 			if e.stamp == keep {
-				u.insert(e)
+				if tail == nil {
+					head = e
+				} else {
+					tail.hnext = e
+				}
+				tail = e
 				e.kids.keep(keep)
 				n++
-			} else {
-				e.hnext = nil
 			}
 			e = next
+		}
+		if head == nil {
+			delete(u.byKey, h)
+		} else {
+			u.byKey[h] = head
 		}
 	}
 	for i, hs := range q.hidden {
@@ -244,7 +252,7 @@ func (q *qexplorer) prune() {
 		clear(hs[len(out):])
 		q.hidden[i] = out
 	}
-	byPrevW := make(map[[2]int32]*candGroup, len(u.byPrevW)/2)
+	byPrevW := u.byPrevW
 	for k, g := range u.byPrevW {
 		lists := g.lists[:0]
 		for _, cl := range g.lists {
@@ -262,11 +270,10 @@ func (q *qexplorer) prune() {
 		}
 		clear(g.lists[len(lists):])
 		g.lists = lists
-		if len(lists) > 0 {
-			byPrevW[k] = g
+		if len(lists) == 0 {
+			delete(byPrevW, k)
 		}
 	}
-	u.byPrevW = byPrevW
 	q.pruneGen++
 	u.live = n
 	q.pruneAt = 3 * n / 2
