@@ -1225,6 +1225,16 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 			return nil, false
 		}
 	}
+	// The first event b of a's thread after C's: if it missed a write of
+	// its location that C holds, it conflicts with that write (cheaper
+	// than the walk below, and common: a is often a version of an event
+	// after a version of b that C has overtaken).
+	if b := ancestorAt(a, firstIdxAfter(c.tmax[a.thread])); b != a && b.hasLastW() {
+		if w2 := q.nextWriteInC(b); w2 != nil {
+			q.deadAt = w2.cpos + 1
+			return nil, false
+		}
+	}
 	delta := q.deltaBuf[:0]
 	for ui, x := range a.tmax {
 		if x == nil {
@@ -1262,6 +1272,36 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 	}
 	q.deltaBuf = delta
 	return append([]*uevent(nil), delta...), true
+}
+
+// firstIdxAfter is the index of the event after cm in its thread (0 if
+// cm is nil).
+func firstIdxAfter(cm *uevent) int32 {
+	if cm == nil {
+		return 0
+	}
+	return cm.idx + 1
+}
+
+// nextWriteInC returns, for a single-location event b outside C whose last
+// write w of its location l is in C, the first write of l in C after w:
+// b and it are in conflict. It returns nil if there is none.
+func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
+	l := b.fp.loc
+	s := q.c.locs[l]
+	i := 0
+	if w := b.lastW; w != nil {
+		if !q.c.contains(w) {
+			return nil
+		}
+		i = int(w.lpos) + 1
+	}
+	for ; i < len(s); i++ {
+		if _, gw := s[i].fp.access(l); gw && s[i].thread != b.thread {
+			return s[i]
+		}
+	}
+	return nil
 }
 
 // parting returns 1 + the position in C of the first event of x's thread
