@@ -21,6 +21,7 @@ type qexplorer struct {
 	tmp   Event
 
 	deltaBuf []*uevent
+	seenBuf  []position
 	enBuf    [][]*uevent // en(C), per size of C
 	pruneGen int         // how many times U was pruned
 	pushes   int         // events pushed so far
@@ -49,7 +50,14 @@ func (x *explorer) runQPOR() {
 	}
 	q.u = newUnfolding(x.prog, x.m, q.uidFn)
 	q.c.locs = make([][]*uevent, len(x.prog.Locations))
+	q.c.nextOn = make([][]position, len(x.prog.Locations))
 	q.c.grow(q.u.nuid)
+	for t, a := range q.u.starts {
+		if a != nil && !q.u.startFin[t] {
+			q.probe(int32(t), a)
+			q.c.addPos(int32(t), nil, a)
+		}
+	}
 	q.pruneMin = qporPruneMin
 	if x.opts.pruneAlways {
 		q.pruneMin = 0
@@ -612,10 +620,16 @@ func (q *qexplorer) push(e *uevent) bool {
 		if first {
 			e.childNext = peekAction(x.m, child, q.uidFn)
 			e.childFin = x.m.Threads[child].Status == Finished
+			if e.childNext != nil {
+				q.probe(e.childUID, e.childNext)
+			}
 		}
 	}
 	if first && ok && !ev.Finished {
 		e.next = peekAction(x.m, mi, q.uidFn)
+		if e.next != nil {
+			q.probe(e.thread, e.next) // config.positions needs its locations
+		}
 	}
 	q.c.grow(q.u.nuid)
 	q.c.push(e)
@@ -714,55 +728,55 @@ func (q *qexplorer) maximal() {
 // addExtensions adds to U the extensions of C whose history holds e, the
 // event just added (see "Extensions" in unfolding.go).
 func (q *qexplorer) addExtensions(e *uevent) {
+	q.enumerate(e.thread, e, nil, e)
+	spawned := int32(-1)
+	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 && q.c.spawnerOf[e.childUID] == e {
+		spawned = e.childUID
+		q.enumerate(spawned, nil, e, e)
+	}
+	// The other positions whose next action depends on e, from the
+	// index of C's positions by location (config.nextOn).
 	nd := int32(len(q.x.prog.Threads))
-	for t := int32(0); t < int32(len(q.c.tmax)); t++ {
-		if !q.present(t) {
-			continue
-		}
-		if t == e.thread {
-			q.enumerate(t, e, nil, e)
-			continue
-		}
-		sp := (*uevent)(nil)
-		if t >= nd {
-			sp = q.c.spawnerOf[t]
-		}
-		if sp == e {
-			q.enumerate(t, nil, e, e)
-			continue
+	multi := e.fp.kind == EvAtomic
+	seen := q.seenBuf[:0]
+	visit := func(pos position) {
+		t := pos.t
+		if t == e.thread || t == spawned {
+			return
 		}
 		// Positions before the last event of t in [e] have their
 		// successor in C below e: no history there can hold e.
-		ch := q.c.chain[t]
-		lo := -1
-		if m := tmaxAt(e.tmax, t); m != nil {
-			lo = int(m.idx)
+		if m := tmaxAt(e.tmax, t); m != nil && (pos.p == nil || pos.p.idx < m.idx) {
+			return
 		}
-		for i := len(ch) - 1; i >= lo; i-- {
-			var p *uevent
-			if i >= 0 {
-				p = ch[i]
-			}
-			a := q.nextOf(t, p)
-			if a == nil {
-				continue
-			}
-			if !a.probed {
-				if i != len(ch)-1 {
-					continue // cannot happen: the next event's action was probed
+		if multi {
+			for _, o := range seen {
+				if o.t == t && o.p == pos.p {
+					return
 				}
-				q.probe(t, a)
 			}
-			if !actDep(a, e) {
-				continue
+			seen = append(seen, pos)
+		}
+		var sp *uevent
+		if pos.p == nil && t >= nd {
+			sp = q.c.spawnerOf[t]
+		}
+		q.enumerate(t, pos.p, sp, e)
+	}
+	e.fp.touches(func(l int32, we bool) bool {
+		for _, pos := range q.c.nextOn[l] {
+			if _, wa := pos.a.access(l); we || wa {
+				visit(pos)
 			}
-			if p == nil {
-				q.enumerate(t, nil, sp, e)
-			} else {
-				q.enumerate(t, p, nil, e)
-			}
+		}
+		return false
+	})
+	if e.finished && int(e.thread) < len(q.c.joinOn) {
+		for _, pos := range q.c.joinOn[e.thread] {
+			visit(pos)
 		}
 	}
+	q.seenBuf = seen[:0]
 }
 
 // enumerate adds the events of thread t after p (or at its start, spawned

@@ -217,6 +217,25 @@ func (a *action) footprint() footprint {
 	return fp
 }
 
+// access reports whether a accesses loc, and whether it writes it (an
+// atomic block's accesses must be known: probed).
+func (a *action) access(loc int32) (touch, write bool) {
+	switch a.kind {
+	case EvRead:
+		return a.loc == loc, false
+	case EvWrite, EvLock, EvUnlock:
+		return a.loc == loc, a.loc == loc
+	case EvAtomic:
+		for _, x := range a.acc {
+			if x.Loc == loc {
+				touch = true
+				write = write || x.Write
+			}
+		}
+	}
+	return
+}
+
 // unfolding is the set U of events discovered so far.
 type unfolding struct {
 	prog    *Program
@@ -520,6 +539,80 @@ type config struct {
 	locs      [][]*uevent // per location: the events of C touching it, in order
 	spawnerOf []*uevent   // per uid: the spawn event in C that created it
 	nstops    int
+
+	// The positions of C (an event of C, or a thread's start, with the
+	// thread's next action there) by the locations their next action
+	// accesses, and by the thread their next action joins: the
+	// positions whose next action may depend on a new event.
+	nextOn [][]position
+	joinOn [][]position
+}
+
+// position is a place in C where thread t can take action a: after p, or
+// at its start if p is nil.
+type position struct {
+	t int32
+	p *uevent
+	a *action
+}
+
+// addPos records the position (t, p) with next action a (probed).
+func (c *config) addPos(t int32, p *uevent, a *action) {
+	pos := position{t, p, a}
+	if a.kind == EvJoin {
+		if a.loc >= 0 {
+			for int(a.loc) >= len(c.joinOn) {
+				c.joinOn = append(c.joinOn, nil)
+			}
+			c.joinOn[a.loc] = append(c.joinOn[a.loc], pos)
+		}
+		return
+	}
+	forLocs(a, func(l int32) { c.nextOn[l] = append(c.nextOn[l], pos) })
+}
+
+// removePos undoes the last addPos of (t, p).
+func (c *config) removePos(t int32, p *uevent, a *action) {
+	drop := func(s []position) []position {
+		if n := len(s); n > 0 && s[n-1].t == t && s[n-1].p == p {
+			return s[:n-1]
+		}
+		return s
+	}
+	if a.kind == EvJoin {
+		if a.loc >= 0 && int(a.loc) < len(c.joinOn) {
+			c.joinOn[a.loc] = drop(c.joinOn[a.loc])
+		}
+		return
+	}
+	forLocs(a, func(l int32) { c.nextOn[l] = drop(c.nextOn[l]) })
+}
+
+// forLocs calls f once for every location action a accesses.
+func forLocs(a *action, f func(l int32)) {
+	switch a.kind {
+	case EvRead, EvWrite, EvLock, EvUnlock:
+		f(a.loc)
+	case EvAtomic:
+		for i, x := range a.acc {
+			dup := false
+			for _, y := range a.acc[:i] {
+				dup = dup || y.Loc == x.Loc
+			}
+			if !dup {
+				f(x.Loc)
+			}
+		}
+	}
+}
+
+// spawnedStart returns the spawned thread whose start position e added
+// to C (uid, action), if any.
+func (e *uevent) spawnedStart() (int32, *action) {
+	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 && e.childNext != nil && !e.childFin {
+		return e.childUID, e.childNext
+	}
+	return -1, nil
 }
 
 func (c *config) grow(n int32) {
@@ -557,6 +650,11 @@ func (c *config) push(e *uevent) {
 	}
 	if e.stop {
 		c.nstops++
+	} else if e.next != nil {
+		c.addPos(e.thread, e, e.next)
+	}
+	if t, a := e.spawnedStart(); a != nil {
+		c.addPos(t, nil, a)
 	}
 }
 
@@ -570,6 +668,12 @@ func (c *config) pop() *uevent {
 		c.tmax[e.thread] = ch[len(ch)-2]
 	} else {
 		c.tmax[e.thread] = nil
+	}
+	if t, a := e.spawnedStart(); a != nil {
+		c.removePos(t, nil, a)
+	}
+	if !e.stop && e.next != nil {
+		c.removePos(e.thread, e, e.next)
 	}
 	e.fp.touches(func(l int32, _ bool) bool {
 		s := c.locs[l]
