@@ -183,7 +183,7 @@ func (q *qexplorer) explore(A, en []*uevent) {
 	}
 	q.d = q.d[:len(q.d)-1]
 	e.inD--
-	if q.u.live > q.pruneAt {
+	if len(q.u.all) > q.pruneAt {
 		q.prune()
 	}
 }
@@ -216,74 +216,40 @@ func (q *qexplorer) prune() {
 			e = e.pred
 		}
 	}
-	for _, e := range u.byKey {
-		for ; e != nil; e = e.hnext {
-			if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
-				mark(e)
-			}
+	for _, e := range u.all {
+		if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
+			mark(e)
 		}
 	}
-	// Go maps do not shrink when entries are deleted: the indexes are
-	// rebuilt with what is kept, so that their memory is bounded too.
-	n := 0
-	for h, e := range u.byKey {
-		var head, tail *uevent
-		for e != nil {
-			next := e.hnext
-			e.hnext = nil
-			if e.stamp == keep {
-				if tail == nil {
-					head = e
-				} else {
-					tail.hnext = e
-				}
-				tail = e
-				e.kids.keep(keep)
-				n++
-			}
-			e = next
-		}
-		if head == nil {
-			delete(u.byKey, h)
-		} else {
-			u.byKey[h] = head
-		}
-	}
+	// Hidden candidates that go are dropped first, so that their buckets
+	// may go too.
+	kept := func(e *uevent) bool { return e.stamp == keep }
 	for i, hs := range q.hidden {
 		out := hs[:0]
 		for _, h := range hs {
-			if h.e.stamp == keep {
+			if kept(h.e) {
 				out = append(out, h)
-				h.b.stamp = keep // its bucket stays: the candidate goes back to it
+			} else {
+				h.b.nhidden--
 			}
 		}
 		clear(hs[len(out):])
 		q.hidden[i] = out
 	}
-	byPrevW := u.byPrevW
-	for k, g := range u.byPrevW {
-		lists := g.lists[:0]
-		for _, cl := range g.lists {
-			bs := cl.buckets[:0]
-			for _, b := range cl.buckets {
-				if b.keep(keep) {
-					bs = append(bs, b)
-				}
-			}
-			clear(cl.buckets[len(bs):])
-			cl.buckets = bs
-			if len(bs) > 0 {
-				lists = append(lists, cl)
-			}
-		}
-		clear(g.lists[len(lists):])
-		g.lists = lists
-		if len(lists) == 0 {
-			delete(byPrevW, k)
+	// The events that go are taken out of the indexes one by one (each
+	// knows where it is), so the events kept are not visited again.
+	all := u.all[:0]
+	for _, e := range u.all {
+		if kept(e) {
+			all = append(all, e)
+		} else {
+			u.unlink(e, kept)
 		}
 	}
+	clear(u.all[len(all):])
+	u.all = all
+	n := len(all)
 	q.pruneGen++
-	u.live = n
 	q.pruneAt = 3 * n / 2
 	if q.pruneAt < q.pruneMin {
 		q.pruneAt = q.pruneMin
@@ -300,14 +266,14 @@ func (q *qexplorer) prune() {
 func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
 	c := &q.c
 	var bad *uevent
-	f.fp.touches(func(l int32, w bool) bool {
+	f.touches(func(l int32, w bool) bool {
 		s := c.locs[l]
 		for i := len(s) - 1; i >= 0; i-- {
 			g := s[i]
 			if g.thread == f.thread {
 				continue
 			}
-			_, gw := g.fp.access(l)
+			_, gw := g.access(l)
 			if (w || gw) && !leq(g, a) {
 				bad = g
 				return true
@@ -337,7 +303,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		}
 	}
 	found := false
-	e.fp.touches(func(l int32, w bool) bool {
+	e.touches(func(l int32, w bool) bool {
 		// After the last write of l in C that is in [e), an event of C
 		// whose past holds another access of l that e depends on (and
 		// that is not in [e)) conflicts with e only by inheritance: so
@@ -360,7 +326,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		}
 		for i := iw + 1; i < len(s); i++ {
 			g := s[i]
-			_, gw := g.fp.access(l)
+			_, gw := g.access(l)
 			if g.thread == e.thread || !(w || gw) || leq(g, e) {
 				continue
 			}
@@ -377,7 +343,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	if found {
 		return true
 	}
-	if e.fp.kind == EvStop {
+	if e.fkind == EvStop {
 		return true // rare: kept without a closer look
 	}
 	// Events of D: siblings, or dependent. (A join or a spawn needs no
@@ -400,7 +366,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 // conflict (the later of the two writes is in one's past and conflicts
 // with the other).
 func sameLastWrite(e, g *uevent) bool {
-	return !e.hasLastW() || !g.hasLastW() || e.fp.loc != g.fp.loc || e.lastW == g.lastW
+	return !e.hasLastW() || !g.hasLastW() || e.floc != g.floc || e.lastW == g.lastW
 }
 
 // pastsCompatible reports whether the causal pasts [a) and [b) have
@@ -558,7 +524,7 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 			if f.thread == t {
 				continue
 			}
-			_, fw := f.fp.access(l)
+			_, fw := f.access(l)
 			if fw {
 				out = append(out, f)
 				break
@@ -596,7 +562,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		}
 		if ev.Kind == EvLock || ev.Kind == EvUnlock {
 			if h := x.m.Mem[ev.Loc]; h > 0 {
-				e.holder = int64(q.uidOf[h-1]) + 1
+				e.holder = q.uidOf[h-1] + 1
 			}
 		}
 	}
@@ -677,14 +643,15 @@ func (q *qexplorer) pop(e *uevent) {
 	q.c.pop()
 	if n := len(q.c.events) + 1; n < len(q.hidden) {
 		for _, h := range q.hidden[n] {
-			h.b.ev = append(h.b.ev, h.e)
+			h.b.add(h.e)
+			h.b.nhidden--
 		}
 		q.hidden[n] = q.hidden[n][:0]
 	}
 	if e.stop {
 		return
 	}
-	if e.fp.kind == EvSpawn {
+	if e.fkind == EvSpawn {
 		q.midx[e.childUID] = -1
 		q.uidOf = q.uidOf[:len(q.uidOf)-1]
 	}
@@ -730,14 +697,14 @@ func (q *qexplorer) maximal() {
 func (q *qexplorer) addExtensions(e *uevent) {
 	q.enumerate(e.thread, e, nil, e)
 	spawned := int32(-1)
-	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 && q.c.spawnerOf[e.childUID] == e {
+	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 && q.c.spawnerOf[e.childUID] == e {
 		spawned = e.childUID
 		q.enumerate(spawned, nil, e, e)
 	}
 	// The other positions whose next action depends on e, from the
 	// index of C's positions by location (config.nextOn).
 	nd := int32(len(q.x.prog.Threads))
-	multi := e.fp.kind == EvAtomic
+	multi := e.fkind == EvAtomic
 	seen := q.seenBuf[:0]
 	visit := func(pos position) {
 		t := pos.t
@@ -763,7 +730,7 @@ func (q *qexplorer) addExtensions(e *uevent) {
 		}
 		q.enumerate(t, pos.p, sp, e)
 	}
-	e.fp.touches(func(l int32, we bool) bool {
+	e.touches(func(l int32, we bool) bool {
 		for _, pos := range q.c.nextOn[l] {
 			if _, wa := pos.a.access(l); we || wa {
 				visit(pos)
@@ -844,7 +811,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 			s := q.c.locs[l]
 			for i := len(s) - 1; i >= 0; i-- {
 				f := s[i]
-				_, fw := f.fp.access(l)
+				_, fw := f.access(l)
 				if !w && !fw {
 					continue
 				}
@@ -948,11 +915,11 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 	}
 	if e.hasLastW() {
 		e.lastW = q.lastWriteOf(e)
-		q.index(e, e.fp.loc, e.lastWID())
+		q.index(e, e.floc, e.lastWID())
 		return e
 	}
 	last := int32(-1)
-	e.fp.touches(func(l int32, _ bool) bool {
+	e.touches(func(l int32, _ bool) bool {
 		if l != last {
 			last = l
 			w := int32(-1)
@@ -972,11 +939,16 @@ func (q *qexplorer) index(e *uevent, l, w int32) {
 	k := [2]int32{l, w}
 	g := q.u.byPrevW[k]
 	if g == nil {
-		g = &candGroup{}
+		g = &candGroup{key: k}
 		q.u.byPrevW[k] = g
 	}
 	b := g.list(e.thread).bucket(e.idx)
-	b.ev = append(b.ev, e)
+	if e.hasLastW() {
+		e.bucket = b
+	} else {
+		q.u.multi[e] = append(q.u.multi[e], b)
+	}
+	b.add(e)
 }
 
 // lastWriteOf is the last write of e's location l in e's history (a
@@ -988,10 +960,10 @@ func (q *qexplorer) index(e *uevent, l, w int32) {
 // candidates, or, when maxs is empty, comes from the predecessor if it
 // accesses l. Otherwise C's events on l are scanned.
 func (q *qexplorer) lastWriteOf(e *uevent) *uevent {
-	l := e.fp.loc
+	l := e.floc
 	var best *uevent
 	note := func(g *uevent) bool {
-		touch, write := g.fp.access(l)
+		touch, write := g.access(l)
 		if !touch || !g.hasLastW() {
 			return false
 		}
@@ -1026,7 +998,7 @@ func (q *qexplorer) lastWriteOf(e *uevent) *uevent {
 func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
 	s := q.c.locs[l]
 	for i := len(s) - 1; i >= 0; i-- {
-		if _, w := s[i].fp.access(l); w && leq(s[i], e) {
+		if _, w := s[i].access(l); w && leq(s[i], e) {
 			return i
 		}
 	}
@@ -1037,7 +1009,7 @@ func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
 func (q *qexplorer) lastWriteC(l int32) int32 {
 	s := q.c.locs[l]
 	for i := len(s) - 1; i >= 0; i-- {
-		if _, fw := s[i].fp.access(l); fw {
+		if _, fw := s[i].access(l); fw {
 			return s[i].id
 		}
 	}
@@ -1050,7 +1022,7 @@ func (q *qexplorer) holderIn(loc int32, tm []*uevent) int64 {
 	s := q.c.locs[loc]
 	for i := len(s) - 1; i >= 0; i-- {
 		if leqView(s[i], tm) {
-			return s[i].holder
+			return int64(s[i].holder)
 		}
 	}
 	return 0
@@ -1157,7 +1129,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		scan := func(b *candBucket, l, w int32, dw bool) bool {
 			for j := 0; j < len(b.ev); {
 				a := b.ev[j]
-				if at, aw := a.fp.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastWID() == w) && consider(a) {
+				if at, aw := a.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastWID() == w) && consider(a) {
 					q.hide(b, j)
 					continue
 				}
@@ -1168,7 +1140,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			return false
 		}
-		d.fp.touches(func(l int32, dw bool) bool {
+		d.touches(func(l int32, dw bool) bool {
 			w := q.lastWriteC(l)
 			g := q.u.byPrevW[[2]int32{l, w}]
 			if g == nil {
@@ -1216,11 +1188,8 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 // hide takes the j-th candidate of b out of it until C is shorter than
 // q.deadAt (see qexplorer.hidden).
 func (q *qexplorer) hide(b *candBucket, j int) {
-	a := b.ev[j]
-	n := len(b.ev) - 1
-	b.ev[j] = b.ev[n]
-	b.ev[n] = nil
-	b.ev = b.ev[:n]
+	a := b.removeAt(j)
+	b.nhidden++
 	for int(q.deadAt) >= len(q.hidden) {
 		q.hidden = append(q.hidden, nil)
 	}
@@ -1301,7 +1270,7 @@ func firstIdxAfter(cm *uevent) int32 {
 // write w of its location l is in C, the first write of l in C after w:
 // b and it are in conflict. It returns nil if there is none.
 func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
-	l := b.fp.loc
+	l := b.floc
 	s := q.c.locs[l]
 	i := 0
 	if w := b.lastW; w != nil {
@@ -1311,7 +1280,7 @@ func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
 		i = int(w.lpos) + 1
 	}
 	for ; i < len(s); i++ {
-		if _, gw := s[i].fp.access(l); gw && s[i].thread != b.thread {
+		if _, gw := s[i].access(l); gw && s[i].thread != b.thread {
 			return s[i]
 		}
 	}

@@ -146,42 +146,77 @@ import "math/bits"
 // is executed (to report the bug with a trace that ends in it) and undone
 // at once; configurations are replayed without their stops.
 type uevent struct {
-	id      int32
-	thread  int32 // uid
-	idx     int32 // index in its thread
-	pred    *uevent
-	hnext   *uevent   // next event with the same key hash
-	spawner *uevent   // first event of a spawned thread: the spawn
-	maxs    []*uevent // ⊆-maximal events of the history other than pred, by id
-	act     *action   // the action (shared by the events after the same predecessor)
-	fp      footprint
-	tmax    []*uevent // per uid: the last event of that thread in [e]
-	anc     []*uevent // anc[i]: ancestor at distance 2^i in the thread tree
+	id       int32
+	thread   int32 // uid
+	idx      int32 // index in its thread
+	childUID int32 // spawn events: the child
+	holder   int32 // mutex events: uid+1 of the holder after the event, 0 if free
+	cpos     int32 // position in C's events, while in C
+	lpos     int32 // single-location events: position in C's events on the location, while in C
+	inD      int32 // how many times in the current D
+	stamp    int32 // scratch
+	bpos     int32 // index in bucket.ev (-1: hidden)
+	kpos     int32 // index in pred.kids.ev (-1: hidden)
 
 	// Known once executed.
-	executed  bool
-	stop      bool
-	stopKind  StopKind
-	finished  bool
-	holder    int64   // mutex events: uid+1 of the holder after the event, 0 if free
-	next      *action // the thread's next action after this event (nil if none)
-	childUID  int32   // spawn events: the child
-	childNext *action // spawn events: the child's first action
-	childFin  bool    // spawn events: the child finished without a visible step
+	executed bool
+	stop     bool
+	stopKind StopKind
+	finished bool
+	childFin bool      // spawn events: the child finished without a visible step
+	fkind    EventKind // its action's footprint (with act.acc for atomic blocks)
+	floc     int32
 
-	kids candBucket // the events after it in its thread (spike candidates)
+	pred      *uevent
+	hnext     *uevent     // next event with the same key hash
+	spawner   *uevent     // first event of a spawned thread: the spawn
+	act       *action     // the action (shared by the events after the same predecessor)
+	next      *action     // the thread's next action after this event (nil if none; known once executed)
+	childNext *action     // spawn events: the child's first action (known once executed)
+	lastW     *uevent     // single-location events (hasLastW): the last write of it in the history, or nil
+	bucket    *candBucket // single-location events: its bucket in unfolding.byPrevW
+	maxs      []*uevent   // ⊆-maximal events of the history other than pred, by id
+	tmax      []*uevent   // per uid: the last event of that thread in [e]; beyond its length, within its capacity, the skip pointers (anc)
+	kids      candBucket  // the events after it in its thread (spike candidates)
+}
 
-	lastW *uevent // single-location events (hasLastW): the last write of it in the history, or nil
-	cpos  int32   // position in C's events, while in C
-	lpos  int32   // single-location events: position in C's events on the location, while in C
-	inD   int32   // how many times in the current D
-	stamp int32   // scratch
+// footprint is e's footprint: what its action accesses.
+func (e *uevent) footprint() footprint {
+	fp := footprint{kind: e.fkind, loc: e.floc}
+	if e.fkind == EvAtomic {
+		fp.acc = e.act.acc
+	}
+	return fp
+}
+
+// access reports whether e accesses loc, and whether it writes it.
+func (e *uevent) access(loc int32) (touch, write bool) {
+	switch e.fkind {
+	case EvRead:
+		return e.floc == loc, false
+	case EvWrite, EvLock, EvUnlock:
+		return e.floc == loc, e.floc == loc
+	case EvAtomic:
+		for _, x := range e.act.acc {
+			if x.Loc == loc {
+				touch = true
+				write = write || x.Write
+			}
+		}
+	}
+	return
+}
+
+// touches calls f for each access of e (see footprint.touches).
+func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
+	fp := e.footprint()
+	return fp.touches(f)
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
 // write, a lock or an unlock): lastW is kept for those.
 func (e *uevent) hasLastW() bool {
-	switch e.fp.kind {
+	switch e.fkind {
 	case EvRead, EvWrite, EvLock, EvUnlock:
 		return true
 	}
@@ -250,7 +285,8 @@ type unfolding struct {
 	startFin []bool    // declared threads: finished at once
 	nuid     int32
 	maxBuf   []*uevent
-	live     int // events in U
+	all      []*uevent                 // the events of U, in the order they were made
+	multi    map[*uevent][]*candBucket // events that access several locations: their buckets
 }
 
 func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
@@ -259,6 +295,7 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 		byKey:   make(map[uint64]*uevent),
 		uidKey:  make(map[[2]int32]int32),
 		byPrevW: make(map[[2]int32]*candGroup),
+		multi:   make(map[*uevent][]*candBucket),
 		nuid:    int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
@@ -309,14 +346,19 @@ func tmaxAt(tm []*uevent, t int32) *uevent {
 	return nil
 }
 
+// anc returns e's skip pointers: anc[i] is its ancestor at distance 2^i in
+// its thread tree. They share tmax's allocation.
+func (e *uevent) anc() []*uevent { return e.tmax[len(e.tmax):cap(e.tmax)] }
+
 // ancestorAt returns the ancestor of x (or x) with index idx in its thread.
 func ancestorAt(x *uevent, idx int32) *uevent {
 	for x != nil && x.idx > idx {
+		anc := x.anc()
 		i := bits.Len32(uint32(x.idx-idx)) - 1
-		if i >= len(x.anc) {
-			i = len(x.anc) - 1
+		if i >= len(anc) {
+			i = len(anc) - 1
 		}
-		x = x.anc[i]
+		x = anc[i]
 	}
 	return x
 }
@@ -345,33 +387,22 @@ func mergeInto(tm []*uevent, e *uevent) []*uevent {
 	return tm
 }
 
-// touchesLoc reports whether fp accesses loc, and whether it writes it.
-func (fp *footprint) access(loc int32) (touch, write bool) {
-	fp.touches(func(l int32, w bool) bool {
-		if l == loc {
-			touch = true
-			write = write || w
-		}
-		return false
-	})
-	return
-}
-
 // udep reports whether two events of different threads are dependent.
 func udep(a, b *uevent) bool {
-	if a.fp.kind == EvJoin && a.act.loc == b.thread && b.finished {
+	if a.fkind == EvJoin && a.act.loc == b.thread && b.finished {
 		return true
 	}
-	if b.fp.kind == EvJoin && b.act.loc == a.thread && a.finished {
+	if b.fkind == EvJoin && b.act.loc == a.thread && a.finished {
 		return true
 	}
-	if a.fp.kind == EvSpawn && a.childUID == b.thread && b.idx == 0 && b.spawner == a {
+	if a.fkind == EvSpawn && a.childUID == b.thread && b.idx == 0 && b.spawner == a {
 		return true
 	}
-	if b.fp.kind == EvSpawn && b.childUID == a.thread && a.idx == 0 && a.spawner == b {
+	if b.fkind == EvSpawn && b.childUID == a.thread && a.idx == 0 && a.spawner == b {
 		return true
 	}
-	return accessDep(&a.fp, &b.fp)
+	fa, fb := a.footprint(), b.footprint()
+	return accessDep(&fa, &fb)
 }
 
 func accessDep(a, b *footprint) bool {
@@ -388,7 +419,8 @@ func actDep(a *action, e *uevent) bool {
 		return a.loc == e.thread && e.finished
 	}
 	fp := a.footprint()
-	return accessDep(&fp, &e.fp)
+	fe := e.footprint()
+	return accessDep(&fp, &fe)
 }
 
 // keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner and
@@ -483,15 +515,16 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	}
 	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}
 	u.events++
-	e.fp = a.footprint()
+	fp := a.footprint()
+	e.fkind, e.floc = fp.kind, fp.loc
 	// tmax and the skip pointers share one allocation.
 	n, nanc := int(t)+1, 0
 	if pred != nil {
 		e.idx = pred.idx + 1
 		n = max(n, len(pred.tmax))
 		nanc = 1
-		for x := pred; nanc-1 < len(x.anc); nanc++ {
-			x = x.anc[nanc-1]
+		for x := pred; nanc-1 < len(x.anc()); nanc++ {
+			x = x.anc()[nanc-1]
 		}
 	}
 	if spawner != nil {
@@ -507,10 +540,10 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	maxs = e.maxs
 	if pred != nil {
 		mergeInto(tm, pred)
-		e.anc = buf[n : n : n+nanc]
-		e.anc = append(e.anc, pred)
-		for i := 0; i < len(e.anc[i].anc); i++ {
-			e.anc = append(e.anc, e.anc[i].anc[i])
+		anc := buf[n : n+1 : n+nanc]
+		anc[0] = pred
+		for i := 0; i < len(anc[i].anc()); i++ {
+			anc = append(anc, anc[i].anc()[i])
 		}
 	}
 	if spawner != nil {
@@ -520,13 +553,14 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 		mergeInto(tm, m)
 	}
 	tm[t] = e
-	e.tmax = tm
+	e.tmax = buf[: n : n+nanc]
+	e.bpos, e.kpos = -1, -1
 	if pred != nil {
-		pred.kids.ev = append(pred.kids.ev, e)
+		pred.kids.add(e)
 	}
 	e.hnext = u.byKey[h]
 	u.byKey[h] = e
-	u.live++
+	u.all = append(u.all, e)
 	return e
 }
 
@@ -609,7 +643,7 @@ func forLocs(a *action, f func(l int32)) {
 // spawnedStart returns the spawned thread whose start position e added
 // to C (uid, action), if any.
 func (e *uevent) spawnedStart() (int32, *action) {
-	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 && e.childNext != nil && !e.childFin {
+	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 && e.childNext != nil && !e.childFin {
 		return e.childUID, e.childNext
 	}
 	return -1, nil
@@ -634,7 +668,7 @@ func (c *config) push(e *uevent) {
 	c.tmax[e.thread] = e
 	c.chain[e.thread] = append(c.chain[e.thread], e)
 	last := int32(-1)
-	e.fp.touches(func(l int32, _ bool) bool {
+	e.touches(func(l int32, _ bool) bool {
 		if l != last {
 			n := len(c.locs[l])
 			if n == 0 || c.locs[l][n-1] != e {
@@ -645,7 +679,7 @@ func (c *config) push(e *uevent) {
 		}
 		return false
 	})
-	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 {
+	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 {
 		c.spawnerOf[e.childUID] = e
 	}
 	if e.stop {
@@ -675,14 +709,14 @@ func (c *config) pop() *uevent {
 	if !e.stop && e.next != nil {
 		c.removePos(e.thread, e, e.next)
 	}
-	e.fp.touches(func(l int32, _ bool) bool {
+	e.touches(func(l int32, _ bool) bool {
 		s := c.locs[l]
 		if len(s) > 0 && s[len(s)-1] == e {
 			c.locs[l] = s[:len(s)-1]
 		}
 		return false
 	})
-	if e.fp.kind == EvSpawn && !e.stop && e.childUID >= 0 {
+	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 {
 		c.spawnerOf[e.childUID] = nil
 	}
 	if e.stop {
@@ -694,11 +728,14 @@ func (c *config) pop() *uevent {
 // candBucket is a list of spike candidates. Candidates found incompatible
 // with C (or in C) stay so for every extension of C: they are taken out
 // of the bucket and put back when C shrinks below the size it had (see
-// qexplorer.hidden).
+// qexplorer.hidden). A single-location event knows its index in the bucket
+// of unfolding.byPrevW it is in (bpos) and in its predecessor's kids
+// (kpos), so that pruning takes it out without visiting the others.
 type candBucket struct {
-	idx   int32 // in a candList: the index in their thread of its events
-	stamp int32 // prune: a hidden candidate belongs to this bucket
-	ev    []*uevent
+	idx     int32     // in a candList: the index in their thread of its events
+	nhidden int32     // candidates of this bucket out of it (qexplorer.hidden)
+	list    *candList // nil for kids
+	ev      []*uevent
 }
 
 // candList holds the spike candidates of one thread for one (location,
@@ -708,12 +745,16 @@ type candBucket struct {
 // among the children of that event, uevent.kids), need no look.
 type candList struct {
 	thread  int32
+	group   *candGroup
 	buckets []*candBucket
 }
 
 // candGroup holds the candidate lists of one (location, last write), one
 // per thread: a spike never needs the events of its own event's thread.
-type candGroup struct{ lists []*candList }
+type candGroup struct {
+	key   [2]int32
+	lists []*candList
+}
 
 // list returns the list of thread t, creating it.
 func (g *candGroup) list(t int32) *candList {
@@ -722,7 +763,7 @@ func (g *candGroup) list(t int32) *candList {
 			return l
 		}
 	}
-	l := &candList{thread: t}
+	l := &candList{thread: t, group: g}
 	g.lists = append(g.lists, l)
 	return l
 }
@@ -736,23 +777,121 @@ func (l *candList) bucket(idx int32) *candBucket {
 		}
 		i--
 	}
-	b := &candBucket{idx: idx}
+	b := &candBucket{idx: idx, list: l}
 	l.buckets = append(l.buckets, nil)
 	copy(l.buckets[i+1:], l.buckets[i:])
 	l.buckets[i] = b
 	return b
 }
 
-// keep drops the events whose stamp is not keep from b, and reports
-// whether b is still needed (it holds events or a hidden candidate).
-func (b *candBucket) keep(keep int32) bool {
-	out := b.ev[:0]
-	for _, e := range b.ev {
-		if e.stamp == keep {
-			out = append(out, e)
+// setPos records that e is at index j of b (-1: out of it).
+func (b *candBucket) setPos(e *uevent, j int) {
+	if b == e.bucket {
+		e.bpos = int32(j)
+	} else if e.pred != nil && b == &e.pred.kids {
+		e.kpos = int32(j)
+	}
+}
+
+// posOf is the index of e in b, or -1.
+func (b *candBucket) posOf(e *uevent) int {
+	switch {
+	case b == e.bucket:
+		return int(e.bpos)
+	case e.pred != nil && b == &e.pred.kids:
+		return int(e.kpos)
+	}
+	for j, f := range b.ev { // an event with several locations
+		if f == e {
+			return j
 		}
 	}
-	clear(b.ev[len(out):])
-	b.ev = out
-	return len(out) > 0 || b.stamp == keep
+	return -1
+}
+
+// add appends e to b.
+func (b *candBucket) add(e *uevent) {
+	b.ev = append(b.ev, e)
+	b.setPos(e, len(b.ev)-1)
+}
+
+// removeAt takes the j-th event out of b (the last one takes its place).
+func (b *candBucket) removeAt(j int) *uevent {
+	e := b.ev[j]
+	n := len(b.ev) - 1
+	if j != n {
+		b.ev[j] = b.ev[n]
+		b.setPos(b.ev[j], j)
+	}
+	b.ev[n] = nil
+	b.ev = b.ev[:n]
+	b.setPos(e, -1)
+	return e
+}
+
+// dropIfUnused takes an empty bucket that no hidden candidate returns to
+// out of its list, and the list and group out of byPrevW when they empty.
+func (u *unfolding) dropIfUnused(b *candBucket) {
+	l := b.list
+	if l == nil || len(b.ev) > 0 || b.nhidden > 0 {
+		return
+	}
+	l.buckets = removeElem(l.buckets, b)
+	if len(l.buckets) > 0 {
+		return
+	}
+	g := l.group
+	g.lists = removeElem(g.lists, l)
+	if len(g.lists) == 0 {
+		delete(u.byPrevW, g.key)
+	}
+}
+
+// removeElem removes x from s, keeping the order.
+func removeElem[T comparable](s []T, x T) []T {
+	for i, y := range s {
+		if y == x {
+			copy(s[i:], s[i+1:])
+			var zero T
+			s[len(s)-1] = zero
+			return s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// unlink takes a pruned event out of U's indexes.
+func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
+	h := keyHash(e.thread, e.pred, e.spawner, e.maxs)
+	var prev *uevent
+	for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
+		if f == e {
+			if prev != nil {
+				prev.hnext = e.hnext
+			} else if e.hnext != nil {
+				u.byKey[h] = e.hnext
+			} else {
+				delete(u.byKey, h)
+			}
+			break
+		}
+	}
+	e.hnext = nil
+	if p := e.pred; p != nil && kept(p) && e.kpos >= 0 {
+		p.kids.removeAt(int(e.kpos))
+	}
+	out := func(b *candBucket) {
+		if j := b.posOf(e); j >= 0 {
+			b.removeAt(j)
+		}
+		u.dropIfUnused(b)
+	}
+	if b := e.bucket; b != nil {
+		out(b)
+	} else if bs, ok := u.multi[e]; ok {
+		for _, b := range bs {
+			out(b)
+		}
+		delete(u.multi, e)
+	}
 }
