@@ -192,8 +192,8 @@ func (q *qexplorer) explore(A, en []*uevent) {
 // Options.pruneAlways, for tests).
 const qporPruneMin = 50_000
 
-// prune is line 13 of Alg. 1, U := U ∩ Q_{C,D}, done when U has doubled
-// since the last time (it costs a pass over U). We keep, as Rodríguez et
+// prune is line 13 of Alg. 1, U := U ∩ Q_{C,D}, done when U has grown by
+// half since the last time (it costs a pass over U). We keep, as Rodríguez et
 // al. (CONCUR'15) do, C ∪ D and the local configurations of the events in
 // immediate conflict with C ∪ D: the spikes of alt only ever hold events
 // in immediate conflict with an event of D. (The paper's #(C ∪ D), with

@@ -77,7 +77,11 @@ import "math/bits"
 // The ⊆-maximal configurations of C' ∪ {antichains} are small in practice:
 // events on one location with a write are totally ordered in C', so M
 // only ranges over sets of concurrent reads (for a write) and over
-// combinations of locations (for atomic blocks).
+// combinations of locations (for atomic blocks). The positions of C are
+// indexed by the locations and join targets of their next action
+// (config.nextOn, config.joinOn), so only those that depend on e are
+// visited; positions before the last event of t in [e] are skipped (their
+// successor in C' is below e, so no history there can hold e).
 //
 // # Alternatives (Def. 5 and 6, the comb)
 //
@@ -100,11 +104,15 @@ import "math/bits"
 // the same action) compatible with C has in its history an event outside C
 // that d depends on, which is in immediate conflict with d. So U is indexed
 // by (location, last write of it in the history), and a spike is read from
-// one list per location of d. A candidate found in C, incompatible with C
-// or above an event of D stays so while C holds the event that excludes it
+// one group per location of d, one list per thread there. A candidate a of
+// thread t compatible with C extends C's events of t: it is a child of
+// C's last event cm of t (found in cm's children, uevent.kids) or comes
+// later (the list's buckets of index above cm's plus one); the other
+// buckets are not visited. A candidate found in C, incompatible with C or
+// above an event of D stays so while C holds the event that excludes it
 // (or in the whole subtree of the current call: C and D only grow there),
-// so it leaves its list until the exploration backtracks above that event
-// (qexplorer.hidden). The spike of the last picked
+// so it leaves its bucket until the exploration backtracks above that
+// event (qexplorer.hidden). The spike of the last picked
 // event is scanned lazily: the scan stops at the first element that
 // completes a combination (for k = 1, at the first element).
 //
@@ -123,9 +131,11 @@ import "math/bits"
 // conflict is inherited); of C's events on that location only those after
 // that write, up to the next write, qualify; a join or a spawn is only in
 // immediate conflict with its siblings in its thread tree. We prune when U
-// has doubled since the last pruning (at least 50,000 events), so that
-// the cost is amortised, and rebuild the indexes then (Go maps do not
-// shrink); the tests also prune after every call. A pruned event that is
+// has grown by half since the last pruning (at least 50,000 events), so
+// that the cost is amortised (a pass over U); each dropped event takes
+// itself out of the indexes, knowing its place in each, so that kept
+// events are not visited twice. The tests also prune after every call.
+// A pruned event that is
 // discovered again is a new object; the events kept keep their whole
 // causal past, so an event and a stale copy are never both reachable.
 //
@@ -278,8 +288,8 @@ type unfolding struct {
 	byKey   map[uint64]*uevent // by keyHash, chained by uevent.hnext
 	byPrevW map[[2]int32]*candGroup
 	// byPrevW indexes events by (location l they touch, id of the last
-	// write of l in their history, or -1), one list per thread: the
-	// candidates for a spike.
+	// write of l in their history, or -1), one list per thread, one
+	// bucket per index in the thread: the candidates for a spike.
 	uidKey   map[[2]int32]int32
 	starts   []*action // declared threads: first action
 	startFin []bool    // declared threads: finished at once
