@@ -1200,19 +1200,25 @@ func (q *qexplorer) hide(b *candBucket, j int) {
 func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 	c := &q.c
 	q.deadAt = int32(len(c.events))
-	// Cheap rejection on a's own thread first. a stays incompatible as
-	// long as C holds the first event of its thread where they part.
-	if cm := c.tmax[a.thread]; cm != nil {
-		if a.idx <= cm.idx || ancestorAt(a, cm.idx) != cm {
-			q.deadAt = q.parting(a, min(a.idx, cm.idx))
-			return nil, false
-		}
+	// Cheap rejection on a's own thread first: a must extend C's events
+	// of its thread, cm the last, through b, the first event after cm in
+	// [a]. a stays incompatible as long as C holds the first event of its
+	// thread where they part.
+	cm := c.tmax[a.thread]
+	if cm != nil && a.idx <= cm.idx {
+		q.deadAt = q.parting(a, a.idx)
+		return nil, false
 	}
-	// The first event b of a's thread after C's: if it missed a write of
-	// its location that C holds, it conflicts with that write (cheaper
-	// than the walk below, and common: a is often a version of an event
-	// after a version of b that C has overtaken).
-	if b := ancestorAt(a, firstIdxAfter(c.tmax[a.thread])); b != a && b.hasLastW() {
+	b := ancestorAt(a, firstIdxAfter(cm))
+	if b.pred != cm {
+		q.deadAt = q.parting(a, cm.idx)
+		return nil, false
+	}
+	// If b missed a write of its location that C holds, it conflicts
+	// with that write (cheaper than the walk below, and common: a is
+	// often a version of an event after a version of b that C has
+	// overtaken).
+	if b != a && b.hasLastW() {
 		if w2 := q.nextWriteInC(b); w2 != nil {
 			q.deadAt = w2.cpos + 1
 			return nil, false
