@@ -594,7 +594,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	if first && ok && !ev.Finished {
 		e.next = peekAction(x.m, mi, q.uidFn)
 		if e.next != nil {
-			q.probe(e.thread, e.next) // config.positions needs its locations
+			q.probe(e.thread, e.next) // config.nextOn needs its locations
 		}
 	}
 	q.c.grow(q.u.nuid)

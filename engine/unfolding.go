@@ -201,13 +201,23 @@ func (e *uevent) footprint() footprint {
 
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
-	switch e.fkind {
+	if e.fkind == EvAtomic {
+		return accessIn(EvAtomic, -1, e.act.acc, loc)
+	}
+	return accessIn(e.fkind, e.floc, nil, loc)
+}
+
+// accessIn reports whether a step of the given kind, on location at (or
+// with the accesses acc, for an atomic block), accesses loc, and whether
+// it writes it.
+func accessIn(kind EventKind, at int32, acc []Access, loc int32) (touch, write bool) {
+	switch kind {
 	case EvRead:
-		return e.floc == loc, false
+		return at == loc, false
 	case EvWrite, EvLock, EvUnlock:
-		return e.floc == loc, e.floc == loc
+		return at == loc, at == loc
 	case EvAtomic:
-		for _, x := range e.act.acc {
+		for _, x := range acc {
 			if x.Loc == loc {
 				touch = true
 				write = write || x.Write
@@ -265,20 +275,7 @@ func (a *action) footprint() footprint {
 // access reports whether a accesses loc, and whether it writes it (an
 // atomic block's accesses must be known: probed).
 func (a *action) access(loc int32) (touch, write bool) {
-	switch a.kind {
-	case EvRead:
-		return a.loc == loc, false
-	case EvWrite, EvLock, EvUnlock:
-		return a.loc == loc, a.loc == loc
-	case EvAtomic:
-		for _, x := range a.acc {
-			if x.Loc == loc {
-				touch = true
-				write = write || x.Write
-			}
-		}
-	}
-	return
+	return accessIn(a.kind, a.loc, a.acc, loc)
 }
 
 // unfolding is the set U of events discovered so far.
