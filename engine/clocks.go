@@ -28,9 +28,11 @@ type clocks struct {
 	lastEv []int32 // per thread: its latest event, or -1
 	baseEv []int32 // per thread: the event that spawned it, or -1
 
-	accs  []accRec
-	head  []int32 // per location: latest access record, or -1
-	curPC int32   // pc of the step being pushed
+	accs   []accRec
+	head   []int32 // per location: latest access record, or -1
+	curPC  int32   // pc of the step being pushed
+	curIdx int32   // index in its thread of the step being pushed
+	steps  []int32 // per event: the visible steps it stands for (Event.Steps)
 
 	zero []int32
 }
@@ -50,7 +52,9 @@ type accRec struct {
 	kind   accKind
 	atomic bool  // made inside an atomic block
 	may    bool  // not made: an access the step may make (for dependence only)
+	tail   bool  // made in the step's tail (coarse mode): for data races only
 	pc     int32 // the instruction of the step
+	idx    int32 // the access's index in its thread (a tail's follow its head's)
 	prev   int32 // previous access record of the same location, or -1
 	// skip is, for a read, the latest earlier record of the same location
 	// that is not a read of the same thread at the same pc, or -1 (for
@@ -152,12 +156,13 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	c.index = append(c.index, ev.Index)
 	c.prevTh = append(c.prevTh, c.lastEv[t])
 	c.accLo = append(c.accLo, int32(len(c.accs)))
+	c.steps = append(c.steps, int32(ev.Steps()))
 
 	baseDep, baseSync := c.threadClocks(t)
 	c.dep = append(c.dep, baseDep...)
 	c.sync = append(c.sync, baseSync...)
 	dep, sync := c.depClock(d), c.syncClock(d)
-	c.curPC = ev.PC
+	c.curPC, c.curIdx = ev.PC, ev.Index
 
 	kind := ev.Kind
 	if ev.Stop != NoStop && (kind == EvLock || kind == EvUnlock || kind == EvJoin) {
@@ -186,6 +191,13 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 			if e >= 0 {
 				join(dep, c.depClock(e))
 				join(sync, c.syncClock(e))
+				if e == c.lastEv[ev.Loc] {
+					// The whole last step of the thread, tail included,
+					// happens before the join.
+					end := c.index[e] + c.steps[e]
+					dep[ev.Loc] = max(dep[ev.Loc], end)
+					sync[ev.Loc] = max(sync[ev.Loc], end)
+				}
 			}
 		}
 	case EvSpawn:
@@ -199,6 +211,12 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 			c.accs[len(c.accs)-1].may = true
 		}
 	}
+	// A tail is invisible to dependence: only data races look at it.
+	for j, a := range ev.Tail {
+		c.curPC, c.curIdx = a.PC, ev.Index+1+int32(j)
+		c.addAcc(d, a.Loc, kindOf(a.Access), false)
+		c.accs[len(c.accs)-1].tail = true
+	}
 	dep[t] = ev.Index + 1
 	sync[t] = ev.Index + 1
 	c.lastEv[t] = d
@@ -209,8 +227,8 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
 	for h := c.head[loc]; h >= 0; {
 		r := &c.accs[h]
-		if r.ev == d {
-			h = r.prev // an earlier access of the same atomic step
+		if r.ev == d || r.tail {
+			h = r.prev // an earlier access of the same atomic step, or of a tail
 			continue
 		}
 		if k == accWrite || r.kind == accWrite {
@@ -238,7 +256,7 @@ func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
 		c.thread[c.accs[h].ev] == c.thread[d] && c.accs[h].pc == c.curPC {
 		skip = c.accs[h].skip
 	}
-	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, pc: c.curPC, prev: h, skip: skip})
+	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, pc: c.curPC, idx: c.curIdx, prev: h, skip: skip})
 	c.head[loc] = int32(len(c.accs) - 1)
 }
 
@@ -259,6 +277,7 @@ func (c *clocks) pop() {
 	}
 	c.thread = c.thread[:d]
 	c.index = c.index[:d]
+	c.steps = c.steps[:d]
 	c.prevTh = c.prevTh[:d]
 	c.accLo = c.accLo[:d]
 	c.dep = c.dep[:int(d)*c.stride]
@@ -286,9 +305,12 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 	case EvRead, EvWrite, EvAtomic:
 		for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
 			r := c.accs[i]
+			if r.tail {
+				break
+			}
 			for h := r.prev; h >= 0; {
 				p := &c.accs[h]
-				if p.ev == d {
+				if p.ev == d || p.tail {
 					h = p.prev
 					continue
 				}
@@ -304,7 +326,10 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 			}
 		}
 	case EvLock:
-		for h := c.accs[len(c.accs)-1].prev; h >= 0; h = c.accs[h].prev {
+		if lo := c.accLo[d]; int(lo) == len(c.accs) || c.accs[lo].kind != accLock {
+			break // a failed lock did not happen
+		}
+		for h := c.accs[c.accLo[d]].prev; h >= 0; h = c.accs[h].prev {
 			p := &c.accs[h]
 			if p.kind != accLock {
 				continue
@@ -365,7 +390,7 @@ func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, lo
 				continue
 			}
 			conflict := r.kind == accWrite || p.kind == accWrite
-			ordered := c.before(p.ev, sync)
+			ordered := sync[c.thread[p.ev]] > p.idx
 			if conflict && c.thread[p.ev] != t && !ordered && !(r.atomic && p.atomic) {
 				report(p.ev, r.loc)
 			}

@@ -36,6 +36,8 @@ type outcome struct {
 	res    *engine.Result
 	traces map[string]bool // Foata normal forms of the non-stopped executions
 	stops  int             // executions that ended in a stop (assert, assume, runtime error)
+	// restarts counts the coarse explorations given up at a data race.
+	restarts int
 }
 
 func explore(t testing.TB, prog *engine.Program, algo engine.Algorithm, traces bool) outcome {
@@ -56,6 +58,11 @@ func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces
 		if traces {
 			out.traces[foata(events, m)] = true
 		}
+	}
+	opts.OnRestart = func() {
+		out.restarts++
+		out.stops = 0
+		out.traces = make(map[string]bool)
 	}
 	res, err := engine.Explore(context.Background(), prog, opts)
 	if err != nil {
@@ -545,6 +552,11 @@ func forEachExample(t *testing.T, check func(t *testing.T, name string, prog *en
 // -short mode; WEFT_RANDOM_PROGRAMS overrides), stopping at the first
 // failing seed.
 func forEachRandomProgram(t *testing.T, n, short int, check func(t *testing.T, name string, prog *engine.Program, src string)) {
+	forEachProgram(t, n, short, randomProgram, check)
+}
+
+// forEachProgram is forEachRandomProgram with another generator.
+func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
 	if testing.Short() {
 		n = short
 	}
@@ -552,7 +564,7 @@ func forEachRandomProgram(t *testing.T, n, short int, check func(t *testing.T, n
 		n = v
 	}
 	for seed := int64(1); seed <= int64(n); seed++ {
-		src := randomProgram(rand.New(rand.NewSource(seed)))
+		src := gen(rand.New(rand.NewSource(seed)))
 		name := fmt.Sprintf("seed %d", seed)
 		check(t, name, load(t, name, src), src)
 		if t.Failed() {

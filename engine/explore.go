@@ -52,7 +52,18 @@ type Options struct {
 	// counts in Stats.Executions, with its steps (valid only during the
 	// call) and the machine in its final state. For tests and tools: it
 	// slows the exploration down.
+	// Each access of a coarse step's tail is passed as a step of its own.
 	OnExecution func(events []Event, m *Machine)
+	// OnRestart, if set, is called when the exploration starts over with
+	// every access a scheduling point, the program having turned out to
+	// have a data race (see "Coarse steps"): the executions and statistics
+	// seen so far do not count.
+	OnRestart func()
+
+	// EveryAccess makes every shared access a scheduling point from the
+	// start, instead of only in programs that turn out to have a data race
+	// (see "Coarse steps"); DFS always does.
+	EveryAccess bool
 
 	pruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
 }
@@ -107,6 +118,8 @@ type Bug struct {
 	Schedule    []int32
 	LocalBudget int // the local-instruction bound it was found with (0: the default)
 	Trace       []TraceStep
+
+	key string // what an exploration reports once (see explorer.report)
 }
 
 // RaceSide is one access of a data race.
@@ -147,15 +160,92 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.K <= 0 {
 		opts.K = 1
 	}
+	start := time.Now()
 	x := newExplorer(ctx, prog, opts)
-	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {
+	x.m.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+	x.runAlgorithm()
+	if x.stopReason == stopCoarseRace {
+		// The program has a data race: explore again with every access a
+		// step of its own. Bugs already handed to OnBug are not handed
+		// over again.
+		delivered := x.bugAt
+		if onBug := opts.OnBug; onBug != nil {
+			opts.OnBug = func(b *Bug) {
+				if _, ok := delivered[b.key]; !ok {
+					onBug(b)
+				}
+			}
+		}
+		if opts.OnRestart != nil {
+			opts.OnRestart()
+		}
+		x = newExplorer(ctx, prog, opts)
+		x.start = start
+		x.runAlgorithm()
+	}
+	x.res.Stats = x.stats
+	x.res.Elapsed = time.Since(start)
+	return x.res, nil
+}
+
+// Coarse steps
+//
+// The POR modes first explore with a coarse machine (Machine.Coarse): a
+// step carries along the plain accesses (non-atomic reads and writes) of
+// its thread that follow it, so that only synchronisation, atomic
+// accesses, failures and a thread's first access are scheduling points
+// and dependence sees only the head of each step. This is exact for a
+// program without data races: there every two conflicting accesses are
+// ordered by synchronisation, so swapping them never yields another trace
+// and the coarse executions stand for exactly the Mazurkiewicz traces of
+// the fine ones, with the same reachable failures and deadlocks. Whether
+// the program has a data race is what the coarse exploration also checks,
+// every access of every tail included: as in CHESS (Musuvathi et al.,
+// OSDI'08), if some execution has a race, then one whose only preemptions
+// are at synchronisation does too. At the first race found, the
+// exploration starts again from scratch with every access a step of its
+// own (stopCoarseRace), and the races are reported from there.
+
+// stopCoarseRace is the internal stop reason of a coarse exploration that
+// found a data race (it never reaches a Result).
+const stopCoarseRace = "coarse-race"
+
+// fineEvents returns evs with the accesses of every tail as steps of their
+// own.
+func (x *explorer) fineEvents(evs []Event) []Event {
+	n := 0
+	for i := range evs {
+		n += evs[i].Steps()
+	}
+	if n == len(evs) {
+		return evs
+	}
+	out := x.fineBuf[:0]
+	for i := range evs {
+		ev := evs[i]
+		ev.Tail = nil
+		if len(evs[i].Tail) > 0 {
+			ev.Finished = false
+		}
+		out = append(out, ev)
+		for j := range evs[i].Tail {
+			f := *evs[i].Tail[j].event(ev.Thread)
+			f.Index = ev.Index + int32(j) + 1
+			f.Finished = evs[i].Finished && j == len(evs[i].Tail)-1
+			out = append(out, f)
+		}
+	}
+	x.fineBuf = out
+	return out
+}
+
+// runAlgorithm runs the exploration opts.Algorithm names.
+func (x *explorer) runAlgorithm() {
+	if x.opts.Algorithm == QPOR || x.opts.Algorithm == Optimal {
 		x.runQPOR()
 	} else {
 		x.run()
 	}
-	x.res.Stats = x.stats
-	x.res.Elapsed = time.Since(x.start)
-	return x.res, nil
 }
 
 type sleeper struct {
@@ -264,6 +354,7 @@ type explorer struct {
 	fpScratch   []Access
 	vEvents     []int32
 	checkTick   int
+	fineBuf     []Event
 }
 
 func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
@@ -317,9 +408,9 @@ func (x *explorer) cancelled() bool {
 func (x *explorer) executionDone() bool {
 	x.stats.Executions++
 	if x.opts.OnExecution != nil {
-		x.opts.OnExecution(x.evs[:x.clk.depth()], x.m)
+		x.opts.OnExecution(x.fineEvents(x.evs[:x.clk.depth()]), x.m)
 	}
-	if d := x.m.Depth(); d > x.stats.MaxDepth {
+	if d := x.m.StepCount(); d > x.stats.MaxDepth {
 		x.stats.MaxDepth = d
 	}
 	if n := len(x.m.Threads); n > x.stats.MaxThreads {
@@ -362,7 +453,7 @@ func (x *explorer) run() {
 		n.done.add(int(p))
 		ev := &x.evs[d]
 		ok := x.m.Step(int(p), ev)
-		x.stats.Events++
+		x.stats.Events += int64(ev.Steps())
 		x.clk.push(ev, len(x.m.Threads), x.mayAccesses(ev))
 		if sdpor {
 			x.addRaces(int32(d), ev)
@@ -379,7 +470,7 @@ func (x *explorer) run() {
 		if x.stopReason != "" {
 			continue
 		}
-		if d+1 >= x.opts.MaxSteps {
+		if x.m.StepCount() >= x.opts.MaxSteps {
 			// The bound cuts the execution like a stop: the other threads
 			// must still be explored here.
 			// Blame the thread that made the most steps: it is the one looping.
@@ -623,10 +714,12 @@ func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range
 	if x.known(key, steps) {
 		return
 	}
-	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other, LocalBudget: x.opts.LocalBudget}
-	b.Schedule = make([]int32, steps)
+	b := &Bug{Kind: kind, Message: msg, Thread: x.m.Threads[t].Name, Range: r, Other: other, LocalBudget: x.opts.LocalBudget, key: key}
+	b.Schedule = make([]int32, 0, steps)
 	for i := 0; i < steps; i++ {
-		b.Schedule[i] = x.evs[i].Thread
+		for j := x.evs[i].Steps(); j > 0; j-- {
+			b.Schedule = append(b.Schedule, x.evs[i].Thread)
+		}
 	}
 	b.Trace = BuildTrace(x.prog, x.evs[:steps], x.m)
 	if i, ok := x.bugAt[key]; ok {
@@ -741,6 +834,10 @@ func containsInt32(s []int32, v int32) bool {
 // checkDataRaces reports the data races event d takes part in.
 func (x *explorer) checkDataRaces(d int32, ev *Event) {
 	x.clk.dataRaces(d, x.prog.Locations, func(other int32, loc int32) {
+		if x.m.Coarse {
+			x.stopReason = stopCoarseRace // see "Coarse steps"
+			return
+		}
 		o := &x.evs[other]
 		r1 := x.rangeOf(o.Thread, o.PC)
 		r2 := x.rangeOf(ev.Thread, ev.PC)

@@ -104,7 +104,22 @@ type Event struct {
 	Index    int32    // the step's index in its thread (0-based)
 	Message  string   // for stops: what went wrong
 	Acc      []Access // for atomic steps: every access, in order
+	// Tail holds, on a machine in coarse mode, the plain accesses glued to
+	// this step (see Machine.Coarse); they follow it in the thread, with
+	// indices Index+1, Index+2, ….
+	Tail []TailStep
 }
+
+// TailStep is a plain shared access that a coarse machine ran as part of
+// the step before it.
+type TailStep struct {
+	Access
+	PC int32 // its instruction
+}
+
+// Steps is the number of visible steps the event stands for: itself and
+// its tail.
+func (ev *Event) Steps() int { return 1 + len(ev.Tail) }
 
 // undoRecord restores the state before one step.
 type undoRecord struct {
@@ -118,6 +133,7 @@ type undoRecord struct {
 	memLo    int   // saved memory words in Machine.memUndo[memLo:]
 	newChild bool  // the step spawned a thread (removed on undo)
 	procCnt  int32 // proc whose spawn count was incremented, or -1
+	total    int   // Machine.total before the step
 }
 
 type memWord struct {
@@ -137,6 +153,15 @@ type Machine struct {
 	// visible steps; past it the thread stops with a step-bound failure.
 	LocalBudget int
 
+	// Coarse makes Step glue to each step the run of plain accesses that
+	// follow it in its thread: reads and writes of non-atomic locations,
+	// up to the next step of another kind, the thread's end, a pending
+	// failure, or maxTail accesses. The explorations use it on the
+	// assumption that the program has no data race; see "Coarse steps" in
+	// explore.go.
+	Coarse bool
+
+	total      int // visible steps executed, tails included
 	undo       []undoRecord
 	frames     []int64
 	memUndo    []memWord
@@ -184,8 +209,17 @@ func newMachine(prog *Program, localBudget int) *Machine {
 	return m
 }
 
-// Depth is the number of steps executed (and not undone).
+// Depth is the number of steps executed (and not undone); in coarse mode
+// a step and its tail count as one.
 func (m *Machine) Depth() int { return len(m.undo) }
+
+// StepCount is the number of visible steps executed (and not undone),
+// each access of a tail counted.
+func (m *Machine) StepCount() int { return m.total }
+
+// maxTail bounds the accesses glued to one step in coarse mode, so that a
+// spin loop on a plain location still gives the other threads a turn.
+const maxTail = 64
 
 // Enabled reports whether thread t can make a step now.
 func (m *Machine) Enabled(t int) bool {
@@ -247,11 +281,13 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	rec := undoRecord{
 		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
 		spawned: th.spawned, frameLo: len(m.frames), memLo: len(m.memUndo), procCnt: -1,
+		total: m.total,
 	}
 	m.frames = append(m.frames, th.Frame...)
-	accBuf := ev.Acc[:0]
+	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
 	th.Steps++
+	m.total++
 	if th.Status == Failing {
 		ev.Kind = EvStop
 		ev.Stop = th.fail.kind
@@ -325,10 +361,44 @@ func (m *Machine) Step(t int, ev *Event) bool {
 		th.PC++
 	}
 	m.runLocal(int32(t))
+	if m.Coarse {
+		ev.Tail = m.runTail(th, int32(t), tailBuf)
+	}
 	if th.Status == Finished {
 		ev.Finished = true
 	}
 	return true
+}
+
+// runTail runs, in coarse mode, the plain accesses that follow a step of
+// th (each with the local computation after it) and returns them appended
+// to tail. It stops before any other step, so that a pending failure, a
+// lock, an atomic location… is a step of its own.
+func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
+	for len(tail) < maxTail && th.Status == Ready {
+		in := th.Body.Code[th.PC]
+		if in.Op != OpLoad && in.Op != OpStore {
+			break
+		}
+		loc := int32(th.Frame[in.B])
+		if m.Prog.Locations[loc].Atomic {
+			break
+		}
+		ts := TailStep{Access: Access{Loc: loc, Write: in.Op == OpStore}, PC: th.PC}
+		if ts.Write {
+			ts.Value = th.Frame[in.A]
+			m.write(loc, ts.Value)
+		} else {
+			ts.Value = m.Mem[loc]
+			th.Frame[in.A] = ts.Value
+		}
+		tail = append(tail, ts)
+		th.Steps++
+		m.total++
+		th.PC++
+		m.runLocal(t)
+	}
+	return tail
 }
 
 func (m *Machine) write(loc int32, v int64) {
@@ -384,6 +454,7 @@ func (m *Machine) Undo() {
 	copy(th.Frame, m.frames[rec.frameLo:])
 	m.frames = m.frames[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
+	m.total = rec.total
 	m.undo = m.undo[:n]
 }
 

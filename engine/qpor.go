@@ -548,7 +548,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	x.node(d)
 	ev := &x.evs[d]
 	ok := x.m.Step(mi, ev)
-	x.stats.Events++
+	x.stats.Events += int64(ev.Steps())
 	x.clk.push(ev, len(x.m.Threads), nil)
 	x.checkDataRaces(int32(d), ev)
 	first := !e.executed
@@ -604,7 +604,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		q.enNew = append(q.enNew, enRecord{})
 	}
 	q.addExtensions(e)
-	if ok && x.m.Depth() >= x.opts.MaxSteps {
+	if ok && x.m.StepCount() >= x.opts.MaxSteps {
 		// As in run: the bound cuts the execution; blame the thread that
 		// made the most steps.
 		p := int32(mi)

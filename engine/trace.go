@@ -10,7 +10,7 @@ import (
 // executed steps in order; m is a machine standing after them (or later in
 // the same execution), used for thread names.
 func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
-	steps := make([]TraceStep, len(events))
+	steps := make([]TraceStep, 0, len(events))
 	for i := range events {
 		ev := &events[i]
 		th := m.Threads[ev.Thread]
@@ -19,7 +19,14 @@ func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
 		if int(ev.PC) < len(r) {
 			st.Range = r[ev.PC]
 		}
-		steps[i] = st
+		steps = append(steps, st)
+		for _, a := range ev.Tail { // the accesses a coarse step ran
+			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: DescribeEvent(prog, m, a.event(ev.Thread))}
+			if int(a.PC) < len(r) {
+				st.Range = r[a.PC]
+			}
+			steps = append(steps, st)
+		}
 	}
 	return steps
 }
@@ -155,4 +162,14 @@ func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayS
 		}
 	}
 	return events, m, nil
+}
+
+// event is the step a tail access would be on a fine machine (Index and
+// Finished aside).
+func (a *TailStep) event(t int32) *Event {
+	kind := EvRead
+	if a.Write {
+		kind = EvWrite
+	}
+	return &Event{Thread: t, Kind: kind, Loc: a.Loc, Value: a.Value, PC: a.PC}
 }
