@@ -1196,37 +1196,39 @@ func (q *qexplorer) hide(b *candBucket, j int) {
 	q.hidden[q.deadAt] = append(q.hidden[q.deadAt], hiddenCand{b, a})
 }
 
-// deltaC returns [a] \ C if [a] ∪ C is a configuration.
+// deltaC returns [a] \ C if [a] ∪ C is a configuration. If not, it sets
+// q.deadAt to 1 + the position in C of the earliest event of C that a is
+// found to conflict with: a stays incompatible until C loses it. Every
+// thread of [a] is checked for that, not just up to the first conflict, so
+// that a rejected candidate is not taken up again too early (on MPAT(6)
+// this halves the calls).
 func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 	c := &q.c
-	q.deadAt = int32(len(c.events))
-	// Cheap rejection on a's own thread first: a must extend C's events
-	// of its thread, cm the last, through b, the first event after cm in
-	// [a]. a stays incompatible as long as C holds the first event of its
-	// thread where they part.
+	var dead int32 = -1
+	note := func(p int32) {
+		if dead < 0 || p < dead {
+			dead = p
+		}
+	}
+	// a's own thread first: a must extend C's events of its thread, cm
+	// the last, through b, the first event after cm in [a]; they part at
+	// the first event of the thread in C that is not an ancestor of a.
 	cm := c.tmax[a.thread]
 	if cm != nil && a.idx <= cm.idx {
-		q.deadAt = q.parting(a, a.idx)
-		return nil, false
-	}
-	b := ancestorAt(a, firstIdxAfter(cm))
-	if b.pred != cm {
-		q.deadAt = q.parting(a, cm.idx)
-		return nil, false
-	}
-	// If b missed a write of its location that C holds, it conflicts
-	// with that write (cheaper than the walk below, and common: a is
-	// often a version of an event after a version of b that C has
-	// overtaken).
-	if b != a && b.hasLastW() {
+		note(q.parting(a, a.idx))
+	} else if b := ancestorAt(a, firstIdxAfter(cm)); b.pred != cm {
+		note(q.parting(a, cm.idx))
+	} else if b != a && b.hasLastW() {
+		// If b missed a write of its location that C holds, it
+		// conflicts with that write (common: a is often a version of
+		// an event after a version of b that C has overtaken).
 		if w2 := q.nextWriteInC(b); w2 != nil {
-			q.deadAt = w2.cpos + 1
-			return nil, false
+			note(w2.cpos + 1)
 		}
 	}
 	delta := q.deltaBuf[:0]
 	for ui, x := range a.tmax {
-		if x == nil {
+		if x == nil || (int32(ui) == a.thread && dead >= 0) {
 			continue
 		}
 		var cm *uevent
@@ -1235,31 +1237,35 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 		}
 		if cm != nil && x.idx <= cm.idx {
 			if c.chain[ui][x.idx] != x {
-				q.deadAt = q.parting(x, x.idx)
-				q.deltaBuf = delta
-				return nil, false
+				note(q.parting(x, x.idx))
 			}
 			continue
 		}
 		if cm != nil && ancestorAt(x, cm.idx) != cm {
-			q.deadAt = q.parting(x, cm.idx)
-			q.deltaBuf = delta
-			return nil, false
+			note(q.parting(x, cm.idx))
+			continue
 		}
 		for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
 			delta = append(delta, y)
 		}
 	}
+	q.deltaBuf = delta
+	if dead >= 0 {
+		q.deadAt = dead
+		return nil, false
+	}
+	q.deadAt = int32(len(c.events))
 	for _, f := range delta {
 		if g := q.conflictInC(f, a); g != nil {
 			// Incompatible while g is in C (f cannot join C before g
 			// leaves).
-			q.deadAt = g.cpos + 1
-			q.deltaBuf = delta
-			return nil, false
+			note(g.cpos + 1)
 		}
 	}
-	q.deltaBuf = delta
+	if dead >= 0 {
+		q.deadAt = dead
+		return nil, false
+	}
 	return append([]*uevent(nil), delta...), true
 }
 
