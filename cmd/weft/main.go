@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 )
 
 // version is the release of the language and tool.
@@ -27,7 +28,19 @@ const (
 	exitUsage = 2 // a usage, syntax or type error
 )
 
+// gcPercent is the collector's setting for the CLI (Go's default is 100),
+// unless GOGC says otherwise.
+const gcPercent = 200
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// The unfolding-based modes keep most of what they allocate for
+		// a while; collecting half as often costs about a third more
+		// memory (DISP(5,5) optimal: 258 -> 333 MB) and saves up to 10%
+		// of the time (best of 3, optimal: MPAT(6) 2.05 -> 1.85 s,
+		// POL(8,3) 0.256 -> 0.236 s, DISP(5,4) unchanged).
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
