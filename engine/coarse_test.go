@@ -233,3 +233,30 @@ func writeSection(sb *strings.Builder, r *rand.Rand, m, n int, ind string) {
 		}
 	}
 }
+
+// TestCoarseStepBound: tails stop at the step bound, so a looping
+// thread's step-bound bug has the trace a fine exploration gives it.
+func TestCoarseStepBound(t *testing.T) {
+	prog := load(t, "loop", `
+var x int
+thread t {
+    while true {
+        x = x + 1
+    }
+}
+`)
+	for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR, engine.Optimal} {
+		for _, every := range []bool{false, true} {
+			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 500, EveryAccess: every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Bugs) != 1 || res.Bugs[0].Kind != engine.BugStepBound {
+				t.Fatalf("%s (every access %v): bugs %v", algo, every, bugKeys(res))
+			}
+			if n := len(res.Bugs[0].Trace); n != 500 || res.MaxDepth != 500 {
+				t.Errorf("%s (every access %v): trace of %d steps, max depth %d; want 500", algo, every, n, res.MaxDepth)
+			}
+		}
+	}
+}

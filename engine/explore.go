@@ -163,6 +163,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	start := time.Now()
 	x := newExplorer(ctx, prog, opts)
 	x.m.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+	x.m.TailBound = opts.MaxSteps
 	x.runAlgorithm()
 	if x.stopReason == stopCoarseRace {
 		// The program has a data race: explore again with every access a

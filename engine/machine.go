@@ -160,6 +160,10 @@ type Machine struct {
 	// assumption that the program has no data race; see "Coarse steps" in
 	// explore.go.
 	Coarse bool
+	// TailBound, if positive, stops a tail when StepCount reaches it, so
+	// that an exploration's step bound falls where it would on a fine
+	// machine.
+	TailBound int
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
@@ -375,7 +379,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 // to tail. It stops before any other step, so that a pending failure, a
 // lock, an atomic location… is a step of its own.
 func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
-	for len(tail) < maxTail && th.Status == Ready {
+	for len(tail) < maxTail && th.Status == Ready && (m.TailBound <= 0 || m.total < m.TailBound) {
 		in := th.Body.Code[th.PC]
 		if in.Op != OpLoad && in.Op != OpStore {
 			break
