@@ -17,14 +17,10 @@ import (
 func TestCoarseRaceFreePrograms(t *testing.T) {
 	forEachProgram(t, 200, 50, raceFreeProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
 		t.Helper()
-		probe, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !probe.Complete {
+		ref, ok := dfsReference(t, prog)
+		if !ok {
 			return
 		}
-		ref := explore(t, prog, engine.DFS, true)
 		for _, b := range ref.res.Bugs {
 			if b.Kind == engine.BugDataRace {
 				t.Fatalf("%s: the generator made a racy program\n%s", name, src)

@@ -303,17 +303,12 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	in := th.Body.Code[th.PC]
 	ok := true
 	switch in.Op {
-	case OpLoad:
-		loc := th.Frame[in.B]
-		ev.Kind, ev.Loc = EvRead, int32(loc)
-		v := m.Mem[loc]
-		th.Frame[in.A] = v
-		ev.Value = v
-	case OpStore:
-		loc := th.Frame[in.B]
-		v := th.Frame[in.A]
-		ev.Kind, ev.Loc, ev.Value = EvWrite, int32(loc), v
-		m.write(int32(loc), v)
+	case OpLoad, OpStore:
+		a := m.loadStore(th, in)
+		ev.Kind, ev.Loc, ev.Value = EvRead, a.Loc, a.Value
+		if a.Write {
+			ev.Kind = EvWrite
+		}
 	case OpLock:
 		loc := th.Frame[in.B]
 		ev.Kind, ev.Loc = EvLock, int32(loc)
@@ -384,25 +379,30 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 		if in.Op != OpLoad && in.Op != OpStore {
 			break
 		}
-		loc := int32(th.Frame[in.B])
-		if m.Prog.Locations[loc].Atomic {
+		if m.Prog.Locations[th.Frame[in.B]].Atomic {
 			break
 		}
-		ts := TailStep{Access: Access{Loc: loc, Write: in.Op == OpStore}, PC: th.PC}
-		if ts.Write {
-			ts.Value = th.Frame[in.A]
-			m.write(loc, ts.Value)
-		} else {
-			ts.Value = m.Mem[loc]
-			th.Frame[in.A] = ts.Value
-		}
-		tail = append(tail, ts)
+		tail = append(tail, TailStep{Access: m.loadStore(th, in), PC: th.PC})
 		th.Steps++
 		m.total++
 		th.PC++
 		m.runLocal(t)
 	}
 	return tail
+}
+
+// loadStore performs the read (OpLoad) or write (OpStore) in of thread
+// th and returns it.
+func (m *Machine) loadStore(th *Thread, in Instr) Access {
+	a := Access{Loc: int32(th.Frame[in.B]), Write: in.Op == OpStore}
+	if a.Write {
+		a.Value = th.Frame[in.A]
+		m.write(a.Loc, a.Value)
+	} else {
+		a.Value = m.Mem[a.Loc]
+		th.Frame[in.A] = a.Value
+	}
+	return a
 }
 
 func (m *Machine) write(loc int32, v int64) {

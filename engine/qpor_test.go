@@ -41,14 +41,10 @@ func exploreK(t testing.TB, prog *engine.Program, algo engine.Algorithm, k int, 
 // trace; optimal never explores a sleep-set-blocked execution.
 func compareQPOR(t *testing.T, name string, prog *engine.Program, src string) {
 	t.Helper()
-	probe, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !probe.Complete {
+	ref, ok := dfsReference(t, prog)
+	if !ok {
 		return
 	}
-	ref := explore(t, prog, engine.DFS, true)
 	for _, mode := range qporModes {
 		got := exploreK(t, prog, mode.algo, mode.k, mode.prune)
 		if n := engine.Anomalies(got.res); n != 0 {
