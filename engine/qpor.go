@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 )
 
 // qexplorer runs Alg. 1 of the QPOR paper (Explore(C, D, A)) over the
@@ -22,6 +23,7 @@ type qexplorer struct {
 
 	deltaBuf []*uevent
 	seenBuf  []position
+	posBuf   []position
 	enBuf    [][]*uevent // en(C), per size of C
 	pruneGen int         // how many times U was pruned
 	pushes   int         // events pushed so far
@@ -51,6 +53,8 @@ func (x *explorer) runQPOR() {
 	q.u = newUnfolding(x.prog, x.m, q.uidFn)
 	q.c.locs = make([][]*uevent, len(x.prog.Locations))
 	q.c.nextOn = make([][]position, len(x.prog.Locations))
+	q.c.jump = make([][]int32, len(x.prog.Locations))
+	q.c.wpos = make([][]int32, len(x.prog.Locations))
 	q.c.grow(q.u.nuid)
 	for t, a := range q.u.starts {
 		if a != nil && !q.u.startFin[t] {
@@ -172,6 +176,8 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		return
 	}
 	e.inD++
+	dpos := e.dpos
+	e.dpos = int32(len(q.d))
 	q.d = append(q.d, e)
 	if J := q.alt(en, e); J != nil {
 		// en(C) again, unless pruning may have dropped some of its events.
@@ -182,6 +188,7 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		q.explore(J, again)
 	}
 	q.d = q.d[:len(q.d)-1]
+	e.dpos = dpos
 	e.inD--
 	if len(q.u.all) > q.pruneAt {
 		q.prune()
@@ -263,18 +270,19 @@ func (q *qexplorer) prune() {
 // dependent with f and not in the causal past of a (so f and g cannot be
 // in one configuration with a), or nil. Per location, C's events are
 // scanned newest first up to the latest write, which orders the rest.
+// (An event of f's thread is in no conflict with f: an ancestor of f, or
+// a sibling, which the callers check.)
 func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
 	c := &q.c
 	var bad *uevent
 	f.touches(func(l int32, w bool) bool {
 		s := c.locs[l]
-		for i := len(s) - 1; i >= 0; i-- {
+		// Past a read g, the reads of g's thread just before it can be
+		// skipped: they are f's own, or only reads like f, or below g.
+		for i := len(s) - 1; i >= 0; i = int(c.jump[l][i]) {
 			g := s[i]
-			if g.thread == f.thread {
-				continue
-			}
 			_, gw := g.access(l)
-			if (w || gw) && !leq(g, a) {
+			if g.thread != f.thread && (w || gw) && !leq(g, a) {
 				bad = g
 				return true
 			}
@@ -324,19 +332,42 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 			// conflicts with them only by inheritance.
 			return false
 		}
-		for i := iw + 1; i < len(s); i++ {
-			g := s[i]
-			_, gw := g.access(l)
-			if g.thread == e.thread || !(w || gw) || leq(g, e) {
+		// The first write after iw of another thread (not below e: none
+		// is) ends the events to look at.
+		end := len(s)
+		wp := c.wpos[l]
+		for k := sort.Search(len(wp), func(k int) bool { return int(wp[k]) > iw }); k < len(wp); k++ {
+			g := s[wp[k]]
+			if g.thread == e.thread || leq(g, e) {
 				continue
 			}
 			if pastsCompatible(e, g) {
 				found = true
 				return true
 			}
-			if gw {
-				break
+			end = int(wp[k])
+			break
+		}
+		if !w {
+			return false
+		}
+		// The reads before it, newest first: past a read of e's thread
+		// or below e, the reads of its thread just before it are so too.
+		for i := end - 1; i > iw; {
+			g := s[i]
+			if _, gw := g.access(l); gw {
+				i--
+				continue
 			}
+			if g.thread == e.thread || leq(g, e) {
+				i = int(c.jump[l][i])
+				continue
+			}
+			if pastsCompatible(e, g) {
+				found = true
+				return true
+			}
+			i--
 		}
 		return false
 	})
@@ -350,7 +381,8 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	// case of its own: it depends only on events always in its past, the
 	// joined thread's last event, or its future, the child's first, so it
 	// is in immediate conflict only with its thread-tree siblings.)
-	for _, d := range q.d {
+	for i := len(q.d) - 1; i >= 0; i-- { // newest first: most often the deepest, the likeliest to conflict
+		d := q.d[i]
 		if d == e || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
 			continue
 		}
@@ -519,7 +551,9 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 	fp := a.footprint()
 	fp.touches(func(l int32, w bool) bool {
 		s := q.c.locs[l]
-		for i := len(s) - 1; i >= 0; i-- {
+		// Past a read, the reads of its thread just before it are below
+		// it.
+		for i := len(s) - 1; i >= 0; i = int(q.c.jump[l][i]) {
 			f := s[i]
 			if f.thread == t {
 				continue
@@ -706,16 +740,20 @@ func (q *qexplorer) addExtensions(e *uevent) {
 	nd := int32(len(q.x.prog.Threads))
 	multi := e.fkind == EvAtomic
 	seen := q.seenBuf[:0]
-	visit := func(pos position) {
+	// excluded reports whether pos is of e's thread or spawned, or
+	// before the last event of its thread in [e]: its successor in C is
+	// below e, so no history there can hold e. The earlier positions of
+	// its thread are then excluded too.
+	excluded := func(pos position) bool {
 		t := pos.t
 		if t == e.thread || t == spawned {
-			return
+			return true
 		}
-		// Positions before the last event of t in [e] have their
-		// successor in C below e: no history there can hold e.
-		if m := tmaxAt(e.tmax, t); m != nil && (pos.p == nil || pos.p.idx < m.idx) {
-			return
-		}
+		m := tmaxAt(e.tmax, t)
+		return m != nil && (pos.p == nil || pos.p.idx < m.idx)
+	}
+	visit := func(pos position) {
+		t := pos.t
 		if multi {
 			for _, o := range seen {
 				if o.t == t && o.p == pos.p {
@@ -730,18 +768,36 @@ func (q *qexplorer) addExtensions(e *uevent) {
 		}
 		q.enumerate(t, pos.p, sp, e)
 	}
-	e.touches(func(l int32, we bool) bool {
-		for _, pos := range q.c.nextOn[l] {
-			if _, wa := pos.a.access(l); we || wa {
-				visit(pos)
+	// The positions of a list are gathered newest first, skipping the
+	// runs of one thread's excluded positions (a spin loop makes long
+	// ones), and visited oldest first.
+	gather := func(s []position, l int32, we bool) {
+		mark := len(q.posBuf)
+		for i := len(s) - 1; i >= 0; {
+			pos := s[i]
+			if excluded(pos) {
+				i = int(pos.skip)
+				continue
 			}
+			if l < 0 {
+				q.posBuf = append(q.posBuf, pos)
+			} else if _, wa := pos.a.access(l); we || wa {
+				q.posBuf = append(q.posBuf, pos)
+			}
+			i--
 		}
+		for k := len(q.posBuf) - 1; k >= mark; k-- {
+			visit(q.posBuf[k])
+		}
+		clear(q.posBuf[mark:])
+		q.posBuf = q.posBuf[:mark]
+	}
+	e.touches(func(l int32, we bool) bool {
+		gather(q.c.nextOn[l], l, we)
 		return false
 	})
 	if e.finished && int(e.thread) < len(q.c.joinOn) {
-		for _, pos := range q.c.joinOn[e.thread] {
-			visit(pos)
-		}
+		gather(q.c.joinOn[e.thread], -1, false)
 	}
 	q.seenBuf = seen[:0]
 }
@@ -813,12 +869,14 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 				f := s[i]
 				_, fw := f.access(l)
 				if !w && !fw {
+					i = int(q.c.jump[l][i]) + 1 // the reads of f's thread before it do not matter either
 					continue
 				}
 				if leqView(f, base) {
 					if fw {
 						break
 					}
+					i = int(q.c.jump[l][i]) + 1 // nor those below it
 					continue
 				}
 				add(f)
@@ -996,10 +1054,10 @@ func (q *qexplorer) lastWriteOf(e *uevent) *uevent {
 // lastWriteBelow is the index in C's events on l of the last write of l
 // in C that is in [e], or -1.
 func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
-	s := q.c.locs[l]
-	for i := len(s) - 1; i >= 0; i-- {
-		if _, w := s[i].access(l); w && leq(s[i], e) {
-			return i
+	s, wp := q.c.locs[l], q.c.wpos[l]
+	for k := len(wp) - 1; k >= 0; k-- {
+		if i := wp[k]; leq(s[i], e) {
+			return int(i)
 		}
 	}
 	return -1
@@ -1007,11 +1065,8 @@ func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
 
 // lastWriteC is the id of the last write of l in C, or -1.
 func (q *qexplorer) lastWriteC(l int32) int32 {
-	s := q.c.locs[l]
-	for i := len(s) - 1; i >= 0; i-- {
-		if _, fw := s[i].access(l); fw {
-			return s[i].id
-		}
+	if i := q.c.lastWritePos(l); i >= 0 {
+		return q.c.locs[l][i].id
 	}
 	return -1
 }
@@ -1051,10 +1106,17 @@ type spike struct {
 // are compatible with C and avoid D, and a combination of pairwise
 // compatible events. It returns J \ C, or nil.
 func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
+	// The events of D enabled at C, most recently added first (by
+	// their last place in D: the stack q.d can be deep, en(C) is small).
 	dl := []*uevent{e}
-	for i := len(q.d) - 2; i >= 0; i-- {
-		if d := q.d[i]; d != e && containsEv(en, d) && !containsEv(dl, d) {
+	for _, d := range en {
+		if d != e && d.inD > 0 {
+			j := len(dl)
 			dl = append(dl, d)
+			for ; j > 1 && dl[j-1].dpos < d.dpos; j-- {
+				dl[j] = dl[j-1]
+			}
+			dl[j] = d
 		}
 	}
 	if q.k > 0 && len(dl) > q.k {
@@ -1104,6 +1166,15 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			if a == d || (a.thread != d.thread && !udep(a, d)) {
 				return false
 			}
+			// Cheaply first: the first event of a's thread after C in [a]
+			// is in D (a spin loop makes many such candidates).
+			if int(a.thread) < len(q.c.tmax) {
+				cm := q.c.tmax[a.thread]
+				if b := ancestorAt(a, firstIdxAfter(cm)); b != nil && b.pred == cm && b.inD > 0 {
+					q.deadAt = int32(len(q.c.events))
+					return true
+				}
+			}
 			delta, ok := q.deltaC(a)
 			if !ok {
 				return true
@@ -1121,6 +1192,24 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				found = rec(0)
 			}
 			return false
+		}
+		// The lazily read spike looks first at the events of en(C)
+		// dependent with d: in immediate conflict with it (both are
+		// enabled at C), compatible with C, and the nearest to C. (A
+		// spin loop makes buckets with one such event among many above
+		// d.)
+		if i == last {
+			for _, f := range en {
+				if f.thread != d.thread && udep(f, d) {
+					consider(f)
+					if found {
+						break
+					}
+				}
+			}
+			if found {
+				break
+			}
 		}
 		// Candidates: for every spike element there is one below it in
 		// these buckets (see "Alternatives" in unfolding.go).

@@ -145,3 +145,36 @@ func TestQPORBenchmarks(t *testing.T) {
 		}
 	}
 }
+
+// TestQPORSpinLoop runs a racy spin loop to its step bound: every read of
+// the loop can precede the write, so there is one execution per read
+// (n+1), each ending at the bound or after the write. Long runs of one
+// thread's reads on a location once made the unfolding modes cubic or
+// worse in n (minutes for n = 2,000).
+func TestQPORSpinLoop(t *testing.T) {
+	prog := load(t, "spin.weft", `var flag int
+
+thread waiter {
+    while flag == 0 {
+    }
+}
+
+thread setter {
+    flag = 1
+}
+`)
+	const n = 2000
+	for _, mode := range qporModes {
+		opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}
+		if mode.prune {
+			continue // pruning after every call is quadratic by design
+		}
+		o := exploreWith(t, prog, opts, false)
+		if o.res.Executions != n+1 {
+			t.Errorf("%s: %d executions, want %d", mode.name, o.res.Executions, n+1)
+		}
+		if got := strings.Join(bugKeys(o.res), " "); !strings.Contains(got, "data-race") || !strings.Contains(got, "step-bound") {
+			t.Errorf("%s: bugs %q, want a data race and a step-bound bug", mode.name, got)
+		}
+	}
+}

@@ -164,6 +164,7 @@ type uevent struct {
 	cpos     int32 // position in C's events, while in C
 	lpos     int32 // single-location events: position in C's events on the location, while in C
 	inD      int32 // how many times in the current D
+	dpos     int32 // while in D: its last index in qexplorer.d
 	stamp    int32 // scratch
 	bpos     int32 // index in bucket.ev (-1: hidden)
 	kpos     int32 // index in pred.kids.ev (-1: hidden)
@@ -574,11 +575,17 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 // config is the configuration being explored, with its events in the
 // order they were added (a linearisation).
 type config struct {
-	events    []*uevent
-	tmax      []*uevent   // per uid
-	chain     [][]*uevent // per uid: its events in C, by index
-	locs      [][]*uevent // per location: the events of C touching it, in order
-	spawnerOf []*uevent   // per uid: the spawn event in C that created it
+	events []*uevent
+	tmax   []*uevent   // per uid
+	chain  [][]*uevent // per uid: its events in C, by index
+	locs   [][]*uevent // per location: the events of C touching it, in order
+	// Per location, parallel to locs: the index of the entry to look at
+	// next when scanning newest first past a read, skipping the reads of
+	// the same thread just before it (they are below it). A spin loop
+	// makes long runs of them.
+	jump      [][]int32
+	wpos      [][]int32 // per location: the indices in locs of its writes
+	spawnerOf []*uevent // per uid: the spawn event in C that created it
 	nstops    int
 
 	// The positions of C (an event of C, or a thread's start, with the
@@ -592,24 +599,31 @@ type config struct {
 // position is a place in C where thread t can take action a: after p, or
 // at its start if p is nil.
 type position struct {
-	t int32
-	p *uevent
-	a *action
+	t    int32
+	skip int32 // in config.nextOn or joinOn: the index of the last earlier position of another thread, or -1
+	p    *uevent
+	a    *action
 }
 
 // addPos records the position (t, p) with next action a (probed).
 func (c *config) addPos(t int32, p *uevent, a *action) {
-	pos := position{t, p, a}
+	add := func(s []position) []position {
+		pos := position{t: t, skip: int32(len(s)) - 1, p: p, a: a}
+		if n := len(s); n > 0 && s[n-1].t == t {
+			pos.skip = s[n-1].skip
+		}
+		return append(s, pos)
+	}
 	if a.kind == EvJoin {
 		if a.loc >= 0 {
 			for int(a.loc) >= len(c.joinOn) {
 				c.joinOn = append(c.joinOn, nil)
 			}
-			c.joinOn[a.loc] = append(c.joinOn[a.loc], pos)
+			c.joinOn[a.loc] = add(c.joinOn[a.loc])
 		}
 		return
 	}
-	forLocs(a, func(l int32) { c.nextOn[l] = append(c.nextOn[l], pos) })
+	forLocs(a, func(l int32) { c.nextOn[l] = add(c.nextOn[l]) })
 }
 
 // removePos undoes the last addPos of (t, p).
@@ -664,6 +678,14 @@ func (c *config) grow(n int32) {
 	}
 }
 
+// lastWritePos is the index in locs[l] of the last write of l in C, or -1.
+func (c *config) lastWritePos(l int32) int {
+	if wp := c.wpos[l]; len(wp) > 0 {
+		return int(wp[len(wp)-1])
+	}
+	return -1
+}
+
 func (c *config) contains(e *uevent) bool {
 	ch := c.chain[e.thread]
 	return int(e.idx) < len(ch) && ch[e.idx] == e
@@ -681,6 +703,15 @@ func (c *config) push(e *uevent) {
 			if n == 0 || c.locs[l][n-1] != e {
 				e.lpos = int32(n)
 				c.locs[l] = append(c.locs[l], e)
+				_, w := e.access(l)
+				jump := int32(n - 1)
+				if !w && n > 0 && c.locs[l][n-1].thread == e.thread && c.lastWritePos(l) != n-1 {
+					jump = c.jump[l][n-1]
+				}
+				c.jump[l] = append(c.jump[l], jump)
+				if w {
+					c.wpos[l] = append(c.wpos[l], int32(n))
+				}
 			}
 			last = l
 		}
@@ -718,8 +749,12 @@ func (c *config) pop() *uevent {
 	}
 	e.touches(func(l int32, _ bool) bool {
 		s := c.locs[l]
-		if len(s) > 0 && s[len(s)-1] == e {
-			c.locs[l] = s[:len(s)-1]
+		if n := len(s) - 1; n >= 0 && s[n] == e {
+			c.locs[l] = s[:n]
+			c.jump[l] = c.jump[l][:n]
+			if c.lastWritePos(l) == n {
+				c.wpos[l] = c.wpos[l][:len(c.wpos[l])-1]
+			}
 		}
 		return false
 	})
