@@ -165,11 +165,10 @@ thread setter {
 `)
 	const n = 2000
 	for _, mode := range qporModes {
-		opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}
 		if mode.prune {
 			continue // pruning after every call is quadratic by design
 		}
-		o := exploreWith(t, prog, opts, false)
+		o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}, false)
 		if o.res.Executions != n+1 {
 			t.Errorf("%s: %d executions, want %d", mode.name, o.res.Executions, n+1)
 		}
