@@ -154,16 +154,7 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		}
 	}
 	if e == nil {
-		var last int32 = -1
-		if n := len(q.c.events); n > 0 {
-			last = q.c.events[n-1].thread
-		}
-		for _, f := range en {
-			if f.inD == 0 && (e == nil || f.thread == last) {
-				e = f
-			}
-		}
-		if e == nil {
+		if e = q.choose(en); e == nil {
 			x.stats.SSB++
 			return
 		}
@@ -193,6 +184,42 @@ func (q *qexplorer) explore(A, en []*uevent) {
 	if len(q.u.all) > q.pruneAt {
 		q.prune()
 	}
+}
+
+// choose is the free choice of line 7 of Alg. 1: an event of en(C) \ D,
+// or nil. Any choice is correct; the choice shapes the exploration tree
+// and how deep the alternatives lie. We go on with the thread of C's last
+// event if we can (fewer context switches in the traces), and otherwise
+// start the thread with the most code left after its program counter,
+// the first one on ties. A long thread tends to meet its conflicts late:
+// run first, the conflicting events of the short threads stay enabled
+// beside its events, so the alternatives to its events are those enabled
+// events. Run last, the alternatives to the short threads' events lie
+// deep in the long thread, behind its earlier steps, and every later call
+// must find such a deep event for each of them that stays in D and
+// enabled. (MPAT(6): 1.46M spike candidates looked at with declaration
+// order, 95k with this choice, whichever kind of thread is declared
+// first.)
+func (q *qexplorer) choose(en []*uevent) *uevent {
+	var last int32 = -1
+	if n := len(q.c.events); n > 0 {
+		last = q.c.events[n-1].thread
+	}
+	var e *uevent
+	most := int32(-1)
+	for _, f := range en {
+		if f.inD != 0 {
+			continue
+		}
+		if f.thread == last {
+			return f
+		}
+		th := q.x.m.Threads[q.midx[f.thread]]
+		if left := int32(len(th.Body.Code)) - th.PC; left > most {
+			most, e = left, f
+		}
+	}
+	return e
 }
 
 // qporPruneMin is the size of U below which it is never pruned (unless
