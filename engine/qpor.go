@@ -1000,16 +1000,16 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 	}
 	if e.hasLastW() {
 		e.lastW = q.lastWriteOf(e)
-		q.index(e, e.floc, e.lastWID())
+		q.index(e, e.floc, e.lastW)
 		return e
 	}
 	last := int32(-1)
 	e.touches(func(l int32, _ bool) bool {
 		if l != last {
 			last = l
-			w := int32(-1)
+			var w *uevent
 			if i := q.lastWriteBelow(l, e); i >= 0 {
-				w = q.c.locs[l][i].id
+				w = q.c.locs[l][i]
 			}
 			q.index(e, l, w)
 		}
@@ -1018,16 +1018,10 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 	return e
 }
 
-// index adds e, which accesses l after its last write w (an id, or -1), to
-// the spike candidates.
-func (q *qexplorer) index(e *uevent, l, w int32) {
-	k := [2]int32{l, w}
-	g := q.u.byPrevW[k]
-	if g == nil {
-		g = &candGroup{key: k}
-		q.u.byPrevW[k] = g
-	}
-	b := g.list(e.thread).bucket(e.idx)
+// index adds e, which accesses l after its last write w (or nil), to the
+// spike candidates.
+func (q *qexplorer) index(e *uevent, l int32, w *uevent) {
+	b := q.u.group(l, w, true).list(e.thread).bucket(e.idx)
 	if e.hasLastW() {
 		e.bucket = b
 	} else {
@@ -1090,12 +1084,12 @@ func (q *qexplorer) lastWriteBelow(l int32, e *uevent) int {
 	return -1
 }
 
-// lastWriteC is the id of the last write of l in C, or -1.
-func (q *qexplorer) lastWriteC(l int32) int32 {
+// lastWriteC is the last write of l in C, or nil.
+func (q *qexplorer) lastWriteC(l int32) *uevent {
 	if i := q.c.lastWritePos(l); i >= 0 {
-		return q.c.locs[l][i].id
+		return q.c.locs[l][i]
 	}
-	return -1
+	return nil
 }
 
 // holderIn is the holder (uid+1, or 0) of mutex loc after the events of C
@@ -1242,10 +1236,10 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		// these buckets (see "Alternatives" in unfolding.go).
 		// scan considers the candidates of b that access l after its
 		// last write w, one of them a write.
-		scan := func(b *candBucket, l, w int32, dw bool) bool {
+		scan := func(b *candBucket, l int32, w *uevent, dw bool) bool {
 			for j := 0; j < len(b.ev); {
 				a := b.ev[j]
-				if at, aw := a.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastWID() == w) && consider(a) {
+				if at, aw := a.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastW == w) && consider(a) {
 					q.hide(b, j)
 					continue
 				}
@@ -1258,7 +1252,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		}
 		d.touches(func(l int32, dw bool) bool {
 			w := q.lastWriteC(l)
-			g := q.u.byPrevW[[2]int32{l, w}]
+			g := q.u.group(l, w, false)
 			if g == nil {
 				return false
 			}

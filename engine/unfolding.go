@@ -185,7 +185,8 @@ type uevent struct {
 	next      *action     // the thread's next action after this event (nil if none; known once executed)
 	childNext *action     // spawn events: the child's first action (known once executed)
 	lastW     *uevent     // single-location events (hasLastW): the last write of it in the history, or nil
-	bucket    *candBucket // single-location events: its bucket in unfolding.byPrevW
+	bucket    *candBucket // single-location events: its bucket among the spike candidates (candGroup)
+	wgroups   *candGroup  // the groups of spike candidates whose last write of a location is this event
 	maxs      []*uevent   // ⊆-maximal events of the history other than pred, by id
 	tmax      []*uevent   // per uid: the last event of that thread in [e]; beyond its length, within its capacity, the skip pointers (anc)
 	kids      candBucket  // the events after it in its thread (spike candidates)
@@ -244,14 +245,6 @@ func (e *uevent) hasLastW() bool {
 	return false
 }
 
-// lastWID is the id of e.lastW, or -1.
-func (e *uevent) lastWID() int32 {
-	if e.lastW == nil {
-		return -1
-	}
-	return e.lastW.id
-}
-
 // action is what a thread does next after some event (or at its start).
 type action struct {
 	kind     EventKind
@@ -281,30 +274,32 @@ func (a *action) access(loc int32) (touch, write bool) {
 
 // unfolding is the set U of events discovered so far.
 type unfolding struct {
-	prog    *Program
-	events  int32
-	byKey   map[uint64]*uevent // by keyHash, chained by uevent.hnext
-	byPrevW map[[2]int32]*candGroup
-	// byPrevW indexes events by (location l they touch, id of the last
-	// write of l in their history, or -1), one list per thread, one
-	// bucket per index in the thread: the candidates for a spike.
-	uidKey   map[[2]int32]int32
-	starts   []*action // declared threads: first action
-	startFin []bool    // declared threads: finished at once
-	nuid     int32
-	maxBuf   []*uevent
-	all      []*uevent                 // the events of U, in the order they were made
-	multi    map[*uevent][]*candBucket // events that access several locations: their buckets
+	prog   *Program
+	events int32
+	byKey  map[uint64]*uevent // by keyHash, chained by uevent.hnext
+	// The spike candidates are indexed by (location l they touch, last
+	// write w of l in their history), one list per thread, one bucket per
+	// index in the thread (candGroup): the group of (l, nil) is
+	// unwritten[l], that of (l, w) is on w's chain of groups
+	// (uevent.wgroups; a write of one location has one).
+	unwritten []*candGroup
+	uidKey    map[[2]int32]int32
+	starts    []*action // declared threads: first action
+	startFin  []bool    // declared threads: finished at once
+	nuid      int32
+	maxBuf    []*uevent
+	all       []*uevent                 // the events of U, in the order they were made
+	multi     map[*uevent][]*candBucket // events that access several locations: their buckets
 }
 
 func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 	u := &unfolding{
-		prog:    prog,
-		byKey:   make(map[uint64]*uevent),
-		uidKey:  make(map[[2]int32]int32),
-		byPrevW: make(map[[2]int32]*candGroup),
-		multi:   make(map[*uevent][]*candBucket),
-		nuid:    int32(len(prog.Threads)),
+		prog:      prog,
+		byKey:     make(map[uint64]*uevent),
+		uidKey:    make(map[[2]int32]int32),
+		unwritten: make([]*candGroup, len(prog.Locations)),
+		multi:     make(map[*uevent][]*candBucket),
+		nuid:      int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
 		u.starts = append(u.starts, peekAction(m, t, uidOf))
@@ -794,8 +789,48 @@ type candList struct {
 // candGroup holds the candidate lists of one (location, last write), one
 // per thread: a spike never needs the events of its own event's thread.
 type candGroup struct {
-	key   [2]int32
+	loc   int32
+	w     *uevent    // the last write, or nil
+	next  *candGroup // the next group of w (another location)
 	lists []*candList
+}
+
+// group returns the group of spike candidates of (l, w), or nil; with
+// create, it makes it if need be.
+func (u *unfolding) group(l int32, w *uevent, create bool) *candGroup {
+	if w == nil {
+		if g := u.unwritten[l]; g != nil || !create {
+			return g
+		}
+		g := &candGroup{loc: l}
+		u.unwritten[l] = g
+		return g
+	}
+	for g := w.wgroups; g != nil; g = g.next {
+		if g.loc == l {
+			return g
+		}
+	}
+	if !create {
+		return nil
+	}
+	g := &candGroup{loc: l, w: w, next: w.wgroups}
+	w.wgroups = g
+	return g
+}
+
+// dropGroup takes the empty group g out of the index.
+func (u *unfolding) dropGroup(g *candGroup) {
+	if g.w == nil {
+		u.unwritten[g.loc] = nil
+		return
+	}
+	for p := &g.w.wgroups; *p != nil; p = &(*p).next {
+		if *p == g {
+			*p = g.next
+			return
+		}
+	}
 }
 
 // list returns the list of thread t, creating it.
@@ -872,7 +907,8 @@ func (b *candBucket) removeAt(j int) *uevent {
 }
 
 // dropIfUnused takes an empty bucket that no hidden candidate returns to
-// out of its list, and the list and group out of byPrevW when they empty.
+// out of its list, and the list and group out of the index when they
+// empty.
 func (u *unfolding) dropIfUnused(b *candBucket) {
 	l := b.list
 	if l == nil || len(b.ev) > 0 || b.nhidden > 0 {
@@ -885,7 +921,7 @@ func (u *unfolding) dropIfUnused(b *candBucket) {
 	g := l.group
 	g.lists = removeElem(g.lists, l)
 	if len(g.lists) == 0 {
-		delete(u.byPrevW, g.key)
+		u.dropGroup(g)
 	}
 }
 
