@@ -270,19 +270,29 @@ func (q *qexplorer) prune() {
 		clear(hs[len(out):])
 		q.hidden[i] = out
 	}
-	// The events that go are taken out of the indexes one by one (each
-	// knows where it is), so the events kept are not visited again.
-	all := u.all[:0]
+	// When most events go, the indexes are rebuilt from those kept;
+	// otherwise the events that go are taken out of them one by one (each
+	// knows where it is), so that the events kept are not visited again.
+	n := 0
 	for _, e := range u.all {
 		if kept(e) {
-			all = append(all, e)
-		} else {
-			u.unlink(e, kept)
+			n++
 		}
 	}
-	clear(u.all[len(all):])
-	u.all = all
-	n := len(all)
+	if 4*n < len(u.all) {
+		u.compact(kept)
+	} else {
+		all := u.all[:0]
+		for _, e := range u.all {
+			if kept(e) {
+				all = append(all, e)
+			} else {
+				u.unlink(e, kept)
+			}
+		}
+		clear(u.all[len(all):])
+		u.all = all
+	}
 	q.pruneGen++
 	q.pruneAt = 3 * n / 2
 	if q.pruneAt < q.pruneMin {
@@ -410,10 +420,11 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	// is in immediate conflict only with its thread-tree siblings.)
 	for i := len(q.d) - 1; i >= 0; i-- { // newest first: most often the deepest, the likeliest to conflict
 		d := q.d[i]
-		if d == e || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
+		// sameLastWrite first: it reads no footprint and rules out most.
+		if d == e || !sameLastWrite(e, d) || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
 			continue
 		}
-		if sameLastWrite(e, d) && !leq(d, e) && !leq(e, d) && pastsCompatible(e, d) {
+		if !leq(d, e) && !leq(e, d) && pastsCompatible(e, d) {
 			return true
 		}
 	}

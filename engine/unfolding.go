@@ -178,6 +178,7 @@ type uevent struct {
 	fkind    EventKind // its action's footprint (with act.acc for atomic blocks)
 	floc     int32
 
+	hkey      uint64 // keyHash of its name
 	pred      *uevent
 	hnext     *uevent     // next event with the same key hash
 	spawner   *uevent     // first event of a spawned thread: the spawn
@@ -473,13 +474,6 @@ func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uev
 	return nil
 }
 
-// insert adds e to byKey.
-func (u *unfolding) insert(e *uevent) {
-	h := keyHash(e.thread, e.pred, e.spawner, e.maxs)
-	e.hnext = u.byKey[h]
-	u.byKey[h] = e
-}
-
 // event finds or creates the event of thread t with predecessor pred (or
 // spawner for a spawned thread's first event), action a and history
 // [pred] ∪ [spawner] ∪ [gen...]; gen must hold events of other threads.
@@ -561,7 +555,7 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	if pred != nil {
 		pred.kids.add(e)
 	}
-	e.hnext = u.byKey[h]
+	e.hkey, e.hnext = h, u.byKey[h]
 	u.byKey[h] = e
 	u.all = append(u.all, e)
 	return e
@@ -938,9 +932,81 @@ func removeElem[T comparable](s []T, x T) []T {
 	return s
 }
 
+// compact keeps in U only the events kept says so of, rebuilding the
+// indexes from them: cheaper than unlink when most events go. The events
+// kept are closed under causal pasts, so a group of candidates whose last
+// write goes has no candidate left, and a hidden candidate kept (whose
+// bucket stays, see candBucket.nhidden) has its predecessor kept.
+func (u *unfolding) compact(kept func(*uevent) bool) {
+	all := u.all[:0]
+	for _, e := range u.all {
+		if kept(e) {
+			all = append(all, e)
+		}
+	}
+	clear(u.all[len(all):])
+	u.all = all
+	clear(u.byKey) // keeps its room for the events to come
+	for _, e := range all {
+		e.hnext = u.byKey[e.hkey]
+		u.byKey[e.hkey] = e
+	}
+	filter := func(b *candBucket) {
+		out := b.ev[:0]
+		for _, f := range b.ev {
+			if kept(f) {
+				b.setPos(f, len(out))
+				out = append(out, f)
+			}
+		}
+		clear(b.ev[len(out):])
+		b.ev = out
+	}
+	filterGroup := func(g *candGroup) {
+		lists := g.lists[:0]
+		for _, l := range g.lists {
+			buckets := l.buckets[:0]
+			for _, b := range l.buckets {
+				filter(b)
+				if len(b.ev) > 0 || b.nhidden > 0 {
+					buckets = append(buckets, b)
+				}
+			}
+			clear(l.buckets[len(buckets):])
+			l.buckets = buckets
+			if len(buckets) > 0 {
+				lists = append(lists, l)
+			}
+		}
+		clear(g.lists[len(lists):])
+		g.lists = lists
+		if len(lists) == 0 {
+			u.dropGroup(g)
+		}
+	}
+	for _, e := range all {
+		filter(&e.kids)
+		for g := e.wgroups; g != nil; {
+			next := g.next
+			filterGroup(g)
+			g = next
+		}
+	}
+	for _, g := range u.unwritten {
+		if g != nil {
+			filterGroup(g)
+		}
+	}
+	for e := range u.multi {
+		if !kept(e) {
+			delete(u.multi, e)
+		}
+	}
+}
+
 // unlink takes a pruned event out of U's indexes.
 func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
-	h := keyHash(e.thread, e.pred, e.spawner, e.maxs)
+	h := e.hkey
 	var prev *uevent
 	for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
 		if f == e {
