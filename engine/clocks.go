@@ -19,6 +19,7 @@ type clocks struct {
 	stride int     // clock width: at least the number of threads
 	dep    []int32 // dependence clock of event i at [i*stride : (i+1)*stride]
 	sync   []int32
+	noDep  bool // dependence clocks are not kept (the unfolding modes find races their own way)
 
 	thread []int32 // per event: its thread
 	index  []int32 // per event: its index in its thread
@@ -34,7 +35,8 @@ type clocks struct {
 	curIdx int32   // index in its thread of the step being pushed
 	steps  []int32 // per event: the visible steps it stands for (Event.Steps)
 
-	zero []int32
+	zero    []int32
+	scratch []int32 // the dependence clock being computed, with noDep
 }
 
 type accKind uint8
@@ -75,6 +77,7 @@ func newClocks(threads, locations int) *clocks {
 		c.head[i] = -1
 	}
 	c.zero = make([]int32, c.stride)
+	c.scratch = make([]int32, c.stride)
 	for i := 0; i < threads; i++ {
 		c.lastEv = append(c.lastEv, -1)
 		c.baseEv = append(c.baseEv, -1)
@@ -122,11 +125,22 @@ func (c *clocks) grow(n int) {
 	c.sync = widen(c.sync)
 	c.stride = stride
 	c.zero = make([]int32, stride)
+	c.scratch = make([]int32, stride)
 }
 
 // threadClocks returns the clocks a new event of thread t starts from: its
 // previous event's, or its spawn event's, or zero.
 func (c *clocks) threadClocks(t int32) (dep, sync []int32) {
+	if c.noDep {
+		e := c.lastEv[t]
+		if e < 0 {
+			e = c.baseEv[t]
+		}
+		if e < 0 {
+			return nil, c.zero
+		}
+		return nil, c.syncClock(e)
+	}
 	if e := c.lastEv[t]; e >= 0 {
 		return c.depClock(e), c.syncClock(e)
 	}
@@ -159,9 +173,13 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	c.steps = append(c.steps, int32(ev.Steps()))
 
 	baseDep, baseSync := c.threadClocks(t)
-	c.dep = append(c.dep, baseDep...)
 	c.sync = append(c.sync, baseSync...)
-	dep, sync := c.depClock(d), c.syncClock(d)
+	sync := c.syncClock(d)
+	dep := c.scratch[:c.stride]
+	if !c.noDep {
+		c.dep = append(c.dep, baseDep...)
+		dep = c.depClock(d)
+	}
 	c.curPC, c.curIdx = ev.PC, ev.Index
 
 	kind := ev.Kind
@@ -176,7 +194,9 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	case EvLock:
 		if h := c.head[ev.Loc]; h >= 0 { // the last unlock (or nothing)
 			e := c.accs[h].ev
-			join(dep, c.depClock(e))
+			if !c.noDep {
+				join(dep, c.depClock(e))
+			}
 			join(sync, c.syncClock(e))
 		}
 		c.addAcc(d, ev.Loc, accLock, false)
@@ -189,7 +209,9 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 				e = c.baseEv[ev.Loc]
 			}
 			if e >= 0 {
-				join(dep, c.depClock(e))
+				if !c.noDep {
+					join(dep, c.depClock(e))
+				}
 				join(sync, c.syncClock(e))
 				if e == c.lastEv[ev.Loc] {
 					// The whole last step of the thread, tail included,
@@ -225,7 +247,7 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 // access joins into dep the clocks of the accesses that the new access
 // depends on, and records it.
 func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
-	for h := c.head[loc]; h >= 0; {
+	for h := c.head[loc]; h >= 0 && !c.noDep; {
 		r := &c.accs[h]
 		if r.ev == d || r.tail {
 			h = r.prev // an earlier access of the same atomic step, or of a tail
@@ -280,7 +302,9 @@ func (c *clocks) pop() {
 	c.steps = c.steps[:d]
 	c.prevTh = c.prevTh[:d]
 	c.accLo = c.accLo[:d]
-	c.dep = c.dep[:int(d)*c.stride]
+	if !c.noDep {
+		c.dep = c.dep[:int(d)*c.stride]
+	}
 	c.sync = c.sync[:int(d)*c.stride]
 }
 

@@ -311,6 +311,18 @@ func (fp *footprint) touches(f func(loc int32, write bool) bool) bool {
 	return false
 }
 
+// single is the location a step that is not an atomic block accesses (-1
+// if none) and whether it writes it (see touches).
+func (fp *footprint) single() (loc int32, write bool) {
+	switch fp.kind {
+	case EvRead:
+		return fp.loc, false
+	case EvWrite, EvLock, EvUnlock:
+		return fp.loc, true
+	}
+	return -1, false
+}
+
 // dependent reports whether two steps of different threads are dependent.
 // A step that stops the execution disables every other step, so it is
 // dependent with all of them.

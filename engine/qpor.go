@@ -40,6 +40,7 @@ type qexplorer struct {
 
 func (x *explorer) runQPOR() {
 	q := &qexplorer{x: x}
+	x.clk.noDep = true // only data races need clocks here
 	if x.opts.Algorithm == QPOR {
 		q.k = x.opts.K
 		if q.k <= 0 {

@@ -410,6 +410,12 @@ func udep(a, b *uevent) bool {
 }
 
 func accessDep(a, b *footprint) bool {
+	if a.kind != EvAtomic && b.kind != EvAtomic {
+		// One access each at most (the common case, without closures).
+		la, wa := a.single()
+		lb, wb := b.single()
+		return la >= 0 && la == lb && (wa || wb)
+	}
 	return a.touches(func(la int32, wa bool) bool {
 		return b.touches(func(lb int32, wb bool) bool {
 			return la == lb && (wa || wb)
