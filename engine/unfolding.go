@@ -766,13 +766,18 @@ func (c *config) pop() *uevent {
 // with C (or in C) stay so for every extension of C: they are taken out
 // of the bucket and put back when C shrinks below the size it had (see
 // qexplorer.hidden). A single-location event knows its index in the bucket
-// of unfolding.byPrevW it is in (bpos) and in its predecessor's kids
-// (kpos), so that pruning takes it out without visiting the others.
+// of its candGroup it is in (bpos) and in its predecessor's kids (kpos),
+// so that pruning takes it out without visiting the others.
+//
+// Buckets, lists and groups are made by the hundred thousand and most stay
+// small: each holds its first few elements (and a group its first list, a
+// list its first bucket) in place, so a new group is one allocation.
 type candBucket struct {
 	idx     int32     // in a candList: the index in their thread of its events
 	nhidden int32     // candidates of this bucket out of it (qexplorer.hidden)
 	list    *candList // nil for kids
 	ev      []*uevent
+	inline  [2]*uevent // ev's first backing array
 }
 
 // candList holds the spike candidates of one thread for one (location,
@@ -784,15 +789,19 @@ type candList struct {
 	thread  int32
 	group   *candGroup
 	buckets []*candBucket
+	inline  [2]*candBucket // buckets' first backing array
+	first   candBucket     // the first bucket made (never reused)
 }
 
 // candGroup holds the candidate lists of one (location, last write), one
 // per thread: a spike never needs the events of its own event's thread.
 type candGroup struct {
-	loc   int32
-	w     *uevent    // the last write, or nil
-	next  *candGroup // the next group of w (another location)
-	lists []*candList
+	loc    int32
+	w      *uevent    // the last write, or nil
+	next   *candGroup // the next group of w (another location)
+	lists  []*candList
+	inline [4]*candList // lists' first backing array
+	first  candList     // the first list made (never reused)
 }
 
 // group returns the group of spike candidates of (l, w), or nil; with
@@ -840,9 +849,31 @@ func (g *candGroup) list(t int32) *candList {
 			return l
 		}
 	}
-	l := &candList{thread: t, group: g}
-	g.lists = append(g.lists, l)
+	var l *candList
+	if g.lists == nil {
+		l = &g.first
+	} else {
+		l = new(candList)
+	}
+	l.thread, l.group = t, g
+	g.lists = appendInline(g.lists, g.inline[:], l)
 	return l
+}
+
+// appendInline appends x to s, whose first backing array is inline. When
+// s outgrows it, inline is cleared: stale pointers there would keep pruned
+// events alive.
+func appendInline[T any](s, inline []T, x T) []T {
+	if s == nil {
+		s = inline[:0]
+	}
+	if len(s) == cap(s) && cap(s) > 0 && &s[:1][0] == &inline[0] {
+		grown := make([]T, len(s), 2*cap(s))
+		copy(grown, s)
+		clear(inline)
+		s = grown
+	}
+	return append(s, x)
 }
 
 // bucket returns the bucket of index idx, creating it.
@@ -854,8 +885,14 @@ func (l *candList) bucket(idx int32) *candBucket {
 		}
 		i--
 	}
-	b := &candBucket{idx: idx, list: l}
-	l.buckets = append(l.buckets, nil)
+	var b *candBucket
+	if l.buckets == nil {
+		b = &l.first
+	} else {
+		b = new(candBucket)
+	}
+	b.idx, b.list = idx, l
+	l.buckets = appendInline(l.buckets, l.inline[:], nil)
 	copy(l.buckets[i+1:], l.buckets[i:])
 	l.buckets[i] = b
 	return b
@@ -888,7 +925,7 @@ func (b *candBucket) posOf(e *uevent) int {
 
 // add appends e to b.
 func (b *candBucket) add(e *uevent) {
-	b.ev = append(b.ev, e)
+	b.ev = appendInline(b.ev, b.inline[:], e)
 	b.setPos(e, len(b.ev)-1)
 }
 
