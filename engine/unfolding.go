@@ -156,40 +156,41 @@ import "math/bits"
 // is executed (to report the bug with a trace that ends in it) and undone
 // at once; configurations are replayed without their stops.
 type uevent struct {
+	// The fields read most often come first: the first 64 bytes of the
+	// struct share a cache line.
 	id       int32
 	thread   int32 // uid
 	idx      int32 // index in its thread
+	cpos     int32 // position in C's events, while in C
+	inD      int32 // how many times in the current D
+	stamp    int32 // scratch
+	floc     int32
+	fkind    EventKind // its action's footprint (with act.acc for atomic blocks)
+	executed bool      // known once executed: executed, stop, finished, stopKind, childFin
+	stop     bool
+	finished bool
+	pred     *uevent
+	lastW    *uevent   // single-location events (hasLastW): the last write of it in the history, or nil
+	tmax     []*uevent // per uid: the last event of that thread in [e]; beyond its length, within its capacity, the skip pointers (anc)
+	act      *action   // the action (shared by the events after the same predecessor)
+	next     *action   // the thread's next action after this event (nil if none; known once executed)
+	maxs     []*uevent // ⊆-maximal events of the history other than pred, by id
+
 	childUID int32 // spawn events: the child
 	holder   int32 // mutex events: uid+1 of the holder after the event, 0 if free
-	cpos     int32 // position in C's events, while in C
 	lpos     int32 // single-location events: position in C's events on the location, while in C
-	inD      int32 // how many times in the current D
 	dpos     int32 // while in D: its last index in qexplorer.d
-	stamp    int32 // scratch
 	bpos     int32 // index in bucket.ev (-1: hidden)
 	kpos     int32 // index in pred.kids.ev (-1: hidden)
-
-	// Known once executed.
-	executed bool
-	stop     bool
 	stopKind StopKind
-	finished bool
-	childFin bool      // spawn events: the child finished without a visible step
-	fkind    EventKind // its action's footprint (with act.acc for atomic blocks)
-	floc     int32
+	childFin bool // spawn events: the child finished without a visible step
 
-	hkey      uint64 // keyHash of its name
-	pred      *uevent
+	hkey      uint64      // keyHash of its name
 	hnext     *uevent     // next event with the same key hash
 	spawner   *uevent     // first event of a spawned thread: the spawn
-	act       *action     // the action (shared by the events after the same predecessor)
-	next      *action     // the thread's next action after this event (nil if none; known once executed)
 	childNext *action     // spawn events: the child's first action (known once executed)
-	lastW     *uevent     // single-location events (hasLastW): the last write of it in the history, or nil
 	bucket    *candBucket // single-location events: its bucket among the spike candidates (candGroup)
 	wgroups   *candGroup  // the groups of spike candidates whose last write of a location is this event
-	maxs      []*uevent   // ⊆-maximal events of the history other than pred, by id
-	tmax      []*uevent   // per uid: the last event of that thread in [e]; beyond its length, within its capacity, the skip pointers (anc)
 	kids      candBucket  // the events after it in its thread (spike candidates)
 }
 
