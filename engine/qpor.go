@@ -26,6 +26,7 @@ type qexplorer struct {
 	posBuf   []position
 	enBuf    [][]*uevent // en(C), per size of C
 	pruneGen int         // how many times U was pruned
+	keptBuf  []*uevent   // scratch for prune
 	pushes   int         // events pushed so far
 	enNew    []enRecord  // per uid: t's event in en(C), found by addExtensions at push number .push
 	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
@@ -240,10 +241,12 @@ func (q *qexplorer) prune() {
 	u := q.u
 	q.stamp++
 	keep := q.stamp
+	keptEvs := q.keptBuf[:0]
 	var mark func(e *uevent)
 	mark = func(e *uevent) {
 		for e != nil && e.stamp != keep {
 			e.stamp = keep
+			keptEvs = append(keptEvs, e)
 			mark(e.spawner)
 			for _, m := range e.maxs {
 				mark(m)
@@ -274,15 +277,13 @@ func (q *qexplorer) prune() {
 	// When most events go, the indexes are rebuilt from those kept;
 	// otherwise the events that go are taken out of them one by one (each
 	// knows where it is), so that the events kept are not visited again.
-	n := 0
-	for _, e := range u.all {
-		if kept(e) {
-			n++
-		}
-	}
+	n := len(keptEvs)
 	if 4*n < len(u.all) {
-		u.compact(kept)
+		// (Reading the list of those kept, not U, again.)
+		q.keptBuf = u.compact(kept, keptEvs)
 	} else {
+		clear(keptEvs)
+		q.keptBuf = keptEvs[:0]
 		all := u.all[:0]
 		for _, e := range u.all {
 			if kept(e) {

@@ -976,19 +976,15 @@ func removeElem[T comparable](s []T, x T) []T {
 	return s
 }
 
-// compact keeps in U only the events kept says so of, rebuilding the
-// indexes from them: cheaper than unlink when most events go. The events
-// kept are closed under causal pasts, so a group of candidates whose last
-// write goes has no candidate left, and a hidden candidate kept (whose
-// bucket stays, see candBucket.nhidden) has its predecessor kept.
-func (u *unfolding) compact(kept func(*uevent) bool) {
-	all := u.all[:0]
-	for _, e := range u.all {
-		if kept(e) {
-			all = append(all, e)
-		}
-	}
-	clear(u.all[len(all):])
+// compact keeps in U only the events of all (those kept says so of),
+// rebuilding the indexes from them: cheaper than unlink when most events
+// go. The events kept are closed under causal pasts, so a group of
+// candidates whose last write goes has no candidate left, and a hidden
+// candidate kept (whose bucket stays, see candBucket.nhidden) has its
+// predecessor kept. It returns the former list of U's events, emptied.
+func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
+	old := u.all
+	clear(old)
 	u.all = all
 	clear(u.byKey) // keeps its room for the events to come
 	for _, e := range all {
@@ -1046,6 +1042,7 @@ func (u *unfolding) compact(kept func(*uevent) bool) {
 			delete(u.multi, e)
 		}
 	}
+	return old[:0]
 }
 
 // unlink takes a pruned event out of U's indexes.
