@@ -274,11 +274,11 @@ func (q *qexplorer) prune() {
 		clear(hs[len(out):])
 		q.hidden[i] = out
 	}
-	// When most events go, the indexes are rebuilt from those kept;
+	// When more than half go, the indexes are rebuilt from those kept;
 	// otherwise the events that go are taken out of them one by one (each
 	// knows where it is), so that the events kept are not visited again.
 	n := len(keptEvs)
-	if 4*n < len(u.all) {
+	if 2*n < len(u.all) {
 		// (Reading the list of those kept, not U, again.)
 		q.keptBuf = u.compact(kept, keptEvs)
 	} else {
