@@ -421,7 +421,7 @@ func (x *explorer) cancelled() bool {
 func (x *explorer) executionDone() bool {
 	x.stats.Executions++
 	if x.opts.OnExecution != nil {
-		x.opts.OnExecution(x.fineEvents(x.evs[:x.clk.depth()]), x.m)
+		x.opts.OnExecution(x.fineEvents(x.evs[:x.m.Depth()]), x.m)
 	}
 	if d := x.m.StepCount(); d > x.stats.MaxDepth {
 		x.stats.MaxDepth = d

@@ -13,7 +13,8 @@ import (
 // other modes.
 type qexplorer struct {
 	x     *explorer
-	k     int // k-partial alternatives; 0: optimal (every event of D)
+	k     int  // k-partial alternatives; 0: optimal (every event of D)
+	races bool // the program has a location that can race: clocks are kept
 	u     *unfolding
 	c     config
 	d     []*uevent // D, in the order events were added
@@ -42,6 +43,14 @@ type qexplorer struct {
 func (x *explorer) runQPOR() {
 	q := &qexplorer{x: x}
 	x.clk.noDep = true // only data races need clocks here
+	// Without a location that can race (all are mutexes or atomic), no
+	// clocks at all.
+	for _, l := range x.prog.Locations {
+		if !l.Mutex && !l.Atomic {
+			q.races = true
+			break
+		}
+	}
 	if x.opts.Algorithm == QPOR {
 		q.k = x.opts.K
 		if q.k <= 0 {
@@ -623,8 +632,10 @@ func (q *qexplorer) push(e *uevent) bool {
 	ev := &x.evs[d]
 	ok := x.m.Step(mi, ev)
 	x.stats.Events += int64(ev.Steps())
-	x.clk.push(ev, len(x.m.Threads), nil)
-	x.checkDataRaces(int32(d), ev)
+	if q.races {
+		x.clk.push(ev, len(x.m.Threads), nil)
+		x.checkDataRaces(int32(d), ev)
+	}
 	first := !e.executed
 	if first {
 		e.executed = true
@@ -642,7 +653,9 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	if !ok {
 		q.x.reportStop(d, ev)
-		x.clk.pop()
+		if q.races {
+			x.clk.pop()
+		}
 		x.m.Undo()
 	} else if ev.Kind == EvSpawn {
 		child := int(ev.Loc)
@@ -729,7 +742,9 @@ func (q *qexplorer) pop(e *uevent) {
 		q.midx[e.childUID] = -1
 		q.uidOf = q.uidOf[:len(q.uidOf)-1]
 	}
-	q.x.clk.pop()
+	if q.races {
+		q.x.clk.pop()
+	}
 	q.x.m.Undo()
 }
 
@@ -751,7 +766,9 @@ func (q *qexplorer) maximal() {
 		x.node(d)
 		ev := &x.evs[d]
 		x.m.Step(int(q.midx[e.thread]), ev)
-		x.clk.push(ev, len(x.m.Threads), nil)
+		if q.races {
+			x.clk.push(ev, len(x.m.Threads), nil)
+		}
 		if ev.Stop == StopAssume {
 			assume = true
 		}
@@ -761,7 +778,9 @@ func (q *qexplorer) maximal() {
 	}
 	x.executionDone()
 	for x.m.Depth() > d0 {
-		x.clk.pop()
+		if q.races {
+			x.clk.pop()
+		}
 		x.m.Undo()
 	}
 }
