@@ -528,7 +528,15 @@ func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*ueve
 		case t == e.thread || t == e.childUID:
 			f = q.enabledNew(t)
 		case f != nil:
-			if actDep(f.act, e) {
+			// f's footprint is its action's (f is enabled: its atomic
+			// block was probed); events carry it, so no action to read.
+			if f.fkind != EvJoin && f.fkind != EvAtomic && e.fkind != EvAtomic {
+				lf, wf := f.single()
+				le, we := e.single()
+				if lf >= 0 && lf == le && (wf || we) {
+					f = q.enabledNew(t)
+				}
+			} else if actDep(f.act, e) {
 				f = q.enabledNew(t)
 			}
 		default:

@@ -203,6 +203,12 @@ func (e *uevent) footprint() footprint {
 	return fp
 }
 
+// single is footprint.single for e's footprint.
+func (e *uevent) single() (loc int32, write bool) {
+	fp := footprint{kind: e.fkind, loc: e.floc}
+	return fp.single()
+}
+
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
 	if e.fkind == EvAtomic {
