@@ -186,7 +186,8 @@ type uevent struct {
 	childFin bool // spawn events: the child finished without a visible step
 
 	hkey      uint64      // keyHash of its name
-	hnext     *uevent     // next event with the same key hash
+	hnext     *uevent     // the next child of pred, or (a thread's first event) the next with the same key hash in byKey
+	child     *uevent     // its first child (the events after it in its thread, by hnext)
 	spawner   *uevent     // first event of a spawned thread: the spawn
 	childNext *action     // spawn events: the child's first action (known once executed)
 	bucket    *candBucket // single-location events: its bucket among the spike candidates (candGroup)
@@ -284,7 +285,7 @@ func (a *action) access(loc int32) (touch, write bool) {
 type unfolding struct {
 	prog   *Program
 	events int32
-	byKey  map[uint64]*uevent // by keyHash, chained by uevent.hnext
+	byKey  map[uint64]*uevent // threads' first events by keyHash, chained by uevent.hnext (the others are found among their predecessor's children)
 	// The spike candidates are indexed by (location l they touch, last
 	// write w of l in their history), one list per thread, one bucket per
 	// index in the thread (candGroup): the group of (l, nil) is
@@ -477,10 +478,15 @@ func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
 	return true
 }
 
-// lookup finds the event named by (t, pred, spawner, maxs) in U.
+// lookup finds the event named by (t, pred, spawner, maxs) in U: among
+// pred's children, or, for a thread's first event, in byKey.
 func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent) *uevent {
-	for e := u.byKey[h]; e != nil; e = e.hnext {
-		if e.named(t, pred, spawner, maxs) {
+	e := u.byKey[h]
+	if pred != nil {
+		e = pred.child
+	}
+	for ; e != nil; e = e.hnext {
+		if e.hkey == h && e.named(t, pred, spawner, maxs) {
 			return e
 		}
 	}
@@ -568,8 +574,12 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	if pred != nil {
 		pred.kids.add(e)
 	}
-	e.hkey, e.hnext = h, u.byKey[h]
-	u.byKey[h] = e
+	e.hkey = h
+	if pred != nil {
+		e.hnext, pred.child = pred.child, e
+	} else {
+		e.hnext, u.byKey[h] = u.byKey[h], e
+	}
 	u.all = append(u.all, e)
 	return e
 }
@@ -994,8 +1004,17 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 	u.all = all
 	clear(u.byKey) // keeps its room for the events to come
 	for _, e := range all {
-		e.hnext = u.byKey[e.hkey]
-		u.byKey[e.hkey] = e
+		if e.pred == nil {
+			e.hnext, u.byKey[e.hkey] = u.byKey[e.hkey], e
+		}
+		link := &e.child
+		for f := e.child; f != nil; f = f.hnext {
+			if kept(f) {
+				*link = f
+				link = &f.hnext
+			}
+		}
+		*link = nil
 	}
 	filter := func(b *candBucket) {
 		out := b.ev[:0]
@@ -1053,18 +1072,29 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 
 // unlink takes a pruned event out of U's indexes.
 func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
-	h := e.hkey
-	var prev *uevent
-	for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
-		if f == e {
-			if prev != nil {
-				prev.hnext = e.hnext
-			} else if e.hnext != nil {
-				u.byKey[h] = e.hnext
-			} else {
-				delete(u.byKey, h)
+	if p := e.pred; p != nil {
+		if kept(p) {
+			for link := &p.child; *link != nil; link = &(*link).hnext {
+				if *link == e {
+					*link = e.hnext
+					break
+				}
 			}
-			break
+		}
+	} else {
+		h := e.hkey
+		var prev *uevent
+		for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
+			if f == e {
+				if prev != nil {
+					prev.hnext = e.hnext
+				} else if e.hnext != nil {
+					u.byKey[h] = e.hnext
+				} else {
+					delete(u.byKey, h)
+				}
+				break
+			}
 		}
 	}
 	e.hnext = nil
