@@ -19,7 +19,11 @@ type clocks struct {
 	stride int     // clock width: at least the number of threads
 	dep    []int32 // dependence clock of event i at [i*stride : (i+1)*stride]
 	sync   []int32
-	noDep  bool // dependence clocks are not kept (the unfolding modes find races their own way)
+	// What is kept: the unfolding modes need the synchronisation clock
+	// only (for data races), and nothing at all when no location can
+	// race; then push and pop do nothing (and dataRaces must not be
+	// asked: explorer.checkDataRaces does not).
+	noDep, off bool
 
 	thread []int32 // per event: its thread
 	index  []int32 // per event: its index in its thread
@@ -131,23 +135,17 @@ func (c *clocks) grow(n int) {
 // threadClocks returns the clocks a new event of thread t starts from: its
 // previous event's, or its spawn event's, or zero.
 func (c *clocks) threadClocks(t int32) (dep, sync []int32) {
-	if c.noDep {
-		e := c.lastEv[t]
-		if e < 0 {
-			e = c.baseEv[t]
-		}
-		if e < 0 {
-			return nil, c.zero
-		}
+	e := c.lastEv[t]
+	if e < 0 {
+		e = c.baseEv[t]
+	}
+	switch {
+	case e < 0:
+		return c.zero, c.zero
+	case c.noDep:
 		return nil, c.syncClock(e)
 	}
-	if e := c.lastEv[t]; e >= 0 {
-		return c.depClock(e), c.syncClock(e)
-	}
-	if e := c.baseEv[t]; e >= 0 {
-		return c.depClock(e), c.syncClock(e)
-	}
-	return c.zero, c.zero
+	return c.depClock(e), c.syncClock(e)
 }
 
 func join(dst, src []int32) {
@@ -163,6 +161,9 @@ func join(dst, src []int32) {
 // may, if not nil, lists the accesses an atomic step may make (see
 // AtomicFootprint): dependence uses them on top of the executed ones.
 func (c *clocks) push(ev *Event, numThreads int, may []Access) {
+	if c.off {
+		return
+	}
 	c.grow(numThreads)
 	d := int32(len(c.thread))
 	t := ev.Thread
@@ -284,6 +285,9 @@ func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
 
 // pop forgets the latest event.
 func (c *clocks) pop() {
+	if c.off {
+		return
+	}
 	d := int32(len(c.thread) - 1)
 	lo := c.accLo[d]
 	for i := int32(len(c.accs)) - 1; i >= lo; i-- {

@@ -846,6 +846,9 @@ func containsInt32(s []int32, v int32) bool {
 
 // checkDataRaces reports the data races event d takes part in.
 func (x *explorer) checkDataRaces(d int32, ev *Event) {
+	if x.clk.off {
+		return // no location can race
+	}
 	x.clk.dataRaces(d, x.prog.Locations, func(other int32, loc int32) {
 		if x.m.Coarse {
 			x.stopReason = stopCoarseRace // see "Coarse steps"

@@ -13,8 +13,7 @@ import (
 // other modes.
 type qexplorer struct {
 	x     *explorer
-	k     int  // k-partial alternatives; 0: optimal (every event of D)
-	races bool // the program has a location that can race: clocks are kept
+	k     int // k-partial alternatives; 0: optimal (every event of D)
 	u     *unfolding
 	c     config
 	d     []*uevent // D, in the order events were added
@@ -42,12 +41,12 @@ type qexplorer struct {
 
 func (x *explorer) runQPOR() {
 	q := &qexplorer{x: x}
-	x.clk.noDep = true // only data races need clocks here
-	// Without a location that can race (all are mutexes or atomic), no
-	// clocks at all.
+	// Only data races need clocks here, and none can happen if every
+	// location is a mutex or atomic.
+	x.clk.noDep, x.clk.off = true, true
 	for _, l := range x.prog.Locations {
 		if !l.Mutex && !l.Atomic {
-			q.races = true
+			x.clk.off = false
 			break
 		}
 	}
@@ -640,10 +639,8 @@ func (q *qexplorer) push(e *uevent) bool {
 	ev := &x.evs[d]
 	ok := x.m.Step(mi, ev)
 	x.stats.Events += int64(ev.Steps())
-	if q.races {
-		x.clk.push(ev, len(x.m.Threads), nil)
-		x.checkDataRaces(int32(d), ev)
-	}
+	x.clk.push(ev, len(x.m.Threads), nil)
+	x.checkDataRaces(int32(d), ev)
 	first := !e.executed
 	if first {
 		e.executed = true
@@ -661,9 +658,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	if !ok {
 		q.x.reportStop(d, ev)
-		if q.races {
-			x.clk.pop()
-		}
+		x.clk.pop()
 		x.m.Undo()
 	} else if ev.Kind == EvSpawn {
 		child := int(ev.Loc)
@@ -750,9 +745,7 @@ func (q *qexplorer) pop(e *uevent) {
 		q.midx[e.childUID] = -1
 		q.uidOf = q.uidOf[:len(q.uidOf)-1]
 	}
-	if q.races {
-		q.x.clk.pop()
-	}
+	q.x.clk.pop()
 	q.x.m.Undo()
 }
 
@@ -774,9 +767,7 @@ func (q *qexplorer) maximal() {
 		x.node(d)
 		ev := &x.evs[d]
 		x.m.Step(int(q.midx[e.thread]), ev)
-		if q.races {
-			x.clk.push(ev, len(x.m.Threads), nil)
-		}
+		x.clk.push(ev, len(x.m.Threads), nil)
 		if ev.Stop == StopAssume {
 			assume = true
 		}
@@ -786,9 +777,7 @@ func (q *qexplorer) maximal() {
 	}
 	x.executionDone()
 	for x.m.Depth() > d0 {
-		if q.races {
-			x.clk.pop()
-		}
+		x.clk.pop()
 		x.m.Undo()
 	}
 }

@@ -866,15 +866,19 @@ func (g *candGroup) list(t int32) *candList {
 			return l
 		}
 	}
-	var l *candList
-	if g.lists == nil {
-		l = &g.first
-	} else {
-		l = new(candList)
-	}
+	l := firstOrNew(g.lists, &g.first)
 	l.thread, l.group = t, g
 	g.lists = appendInline(g.lists, g.inline[:], l)
 	return l
+}
+
+// firstOrNew returns first, the element kept in place, for the first
+// element ever added to s (s is nil until then), and a new one after.
+func firstOrNew[T, E any](s []E, first *T) *T {
+	if s == nil {
+		return first
+	}
+	return new(T)
 }
 
 // appendInline appends x to s, whose first backing array is inline. When
@@ -902,12 +906,7 @@ func (l *candList) bucket(idx int32) *candBucket {
 		}
 		i--
 	}
-	var b *candBucket
-	if l.buckets == nil {
-		b = &l.first
-	} else {
-		b = new(candBucket)
-	}
+	b := firstOrNew(l.buckets, &l.first)
 	b.idx, b.list = idx, l
 	l.buckets = appendInline(l.buckets, l.inline[:], nil)
 	copy(l.buckets[i+1:], l.buckets[i:])
