@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 )
 
@@ -32,6 +34,7 @@ type qexplorer struct {
 	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
 	genBuf   []*uevent
 	candBuf  []*uevent
+	runBuf   []int32        // scratch for enumerate
 	hidden   [][]hiddenCand // per size of C: spike candidates out of their lists until C is smaller
 	deadAt   int32          // set by deltaC: the size of C below which a rejected event may fit again
 	pruneAt  int
@@ -61,6 +64,7 @@ func (x *explorer) runQPOR() {
 		q.midx = append(q.midx, int32(i))
 	}
 	q.u = newUnfolding(x.prog, x.m, q.uidFn)
+	q.u.bound = int32(min(x.opts.MaxSteps, math.MaxInt32))
 	q.c.locs = make([][]*uevent, len(x.prog.Locations))
 	q.c.nextOn = make([][]position, len(x.prog.Locations))
 	q.c.jump = make([][]int32, len(x.prog.Locations))
@@ -630,16 +634,15 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 
 // push adds e ∈ en(C) to C: executes it, learns its label the first time,
 // reports what it finds, and adds the new extensions to U. It returns
-// false if the execution ends here (step bound).
+// false if the execution ends here (the exploration must stop).
 func (q *qexplorer) push(e *uevent) bool {
 	x := q.x
 	mi := int(q.midx[e.thread])
 	d := x.m.Depth()
 	x.node(d)
 	ev := &x.evs[d]
-	ok := x.m.Step(mi, ev)
+	ok := q.step(e, ev)
 	x.stats.Events += int64(ev.Steps())
-	x.clk.push(ev, len(x.m.Threads), nil)
 	x.checkDataRaces(int32(d), ev)
 	first := !e.executed
 	if first {
@@ -647,6 +650,10 @@ func (q *qexplorer) push(e *uevent) bool {
 		e.stop = !ok
 		e.stopKind = ev.Stop
 		e.finished = ev.Finished
+		e.tsteps = e.predSteps()
+		if ok {
+			e.tsteps += int32(ev.Steps())
+		}
 		if ev.Kind == EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
 			x.res.anomalies++ // cannot happen for a Stable block
 		}
@@ -694,20 +701,55 @@ func (q *qexplorer) push(e *uevent) bool {
 		q.enNew = append(q.enNew, enRecord{})
 	}
 	q.addExtensions(e)
-	if ok && x.m.StepCount() >= x.opts.MaxSteps {
-		// As in run: the bound cuts the execution; blame the thread that
-		// made the most steps.
-		p := int32(mi)
-		for t, th := range x.m.Threads {
-			if th.Steps > x.m.Threads[p].Steps {
-				p = int32(t)
-			}
-		}
-		x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), x.m.Depth(), nil)
-		x.executionDone()
-		return false
+	if ok && e.past+e.tsteps-e.predSteps() >= q.u.bound {
+		q.reportStepBound(e)
 	}
-	return true
+	return x.stopReason == ""
+}
+
+// step executes e on the machine (which stands at a linearisation of C,
+// e enabled there; ev is x.evs at the machine's depth) and pushes its
+// clocks. It returns false if e stops. A coarse tail ends where e's past
+// and e together reach the step bound, so that e's steps are the same in
+// every linearisation.
+func (q *qexplorer) step(e *uevent, ev *Event) bool {
+	x := q.x
+	x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.past)
+	ok := x.m.Step(int(q.midx[e.thread]), ev)
+	x.clk.push(ev, len(x.m.Threads), nil)
+	return ok
+}
+
+// The step bound
+//
+// DFS and SDPOR cut an execution when it reaches Options.MaxSteps steps.
+// The unfolding modes bound each event's past instead: an event is in U
+// only if fewer than MaxSteps (fine) steps are in its strict causal past
+// [e), and reaching the bound with e's own steps is a step-bound bug (a
+// linearisation of [e] is an execution of MaxSteps steps). The events
+// within the bound form a causally closed part of the unfolding, on which
+// Alg. 1 is complete: every configuration of at most MaxSteps steps is in
+// it, so every bug an execution of at most MaxSteps steps reaches is found,
+// as DFS finds it. Cutting whole executions instead, as the other modes
+// do, is not sound here: a thread spinning to the bound would end the
+// execution before the thread it waits for moved, and the events of that
+// thread after its first would never be discovered, so no alternative
+// could ever bring them in. The price: an execution of these modes may be
+// longer than the bound, when threads independent of the one cut go on.
+
+// reportStepBound reports that e's past and e reach the step bound. The
+// thread blamed is the one with the most steps in [e]: it is the one that
+// loops.
+func (q *qexplorer) reportStepBound(e *uevent) {
+	x := q.x
+	blame := e
+	for _, f := range e.tmax {
+		if f != nil && f.tsteps > blame.tsteps {
+			blame = f
+		}
+	}
+	p := q.midx[blame.thread]
+	x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), x.m.Depth(), nil)
 }
 
 func sameAccesses(a, b []Access) bool {
@@ -737,6 +779,12 @@ func (q *qexplorer) pop(e *uevent) {
 			h.b.nhidden--
 		}
 		q.hidden[n] = q.hidden[n][:0]
+		if cap(q.hidden[n]) > 1024 {
+			// A spin loop can hide thousands at every size of C: keep
+			// room only for what is hidden now (each candidate is hidden
+			// at most once at a time), not the most ever per size.
+			q.hidden[n] = nil
+		}
 	}
 	if e.stop {
 		return
@@ -749,37 +797,69 @@ func (q *qexplorer) pop(e *uevent) {
 	q.x.m.Undo()
 }
 
-// maximal handles a maximal configuration. Its stops are executed last,
-// so that OnExecution sees a real execution.
+// maximal handles a maximal configuration C.
+//
+// Without stops, C is an execution: a deadlock if some thread has not
+// finished, unless a thread can still move and was only held back by the
+// step bound (then C is cut, not deadlocked).
+//
+// With stops, the real execution C stands for ends at its first stop (in
+// the order C was built, a linearisation): the events before it, then the
+// stop, at the very state it stopped in when it was pushed (stops change
+// nothing). That is what is counted (ended by assume or not) and what
+// OnExecution sees. Running the stops again at the end of C would be
+// wrong: events after a stop in C may change what it reads (a failed
+// assume in an atomic block may then pass).
 func (q *qexplorer) maximal() {
 	x := q.x
 	if q.c.nstops == 0 {
-		x.maximal(x.m.Depth())
+		if q.cut() {
+			x.executionDone()
+		} else {
+			x.maximal(x.m.Depth())
+		}
 		return
 	}
-	d0 := x.m.Depth()
-	assume := false
-	for _, e := range q.c.events {
-		if !e.stop {
-			continue
-		}
-		d := x.m.Depth()
-		x.node(d)
-		ev := &x.evs[d]
-		x.m.Step(int(q.midx[e.thread]), ev)
-		x.clk.push(ev, len(x.m.Threads), nil)
-		if ev.Stop == StopAssume {
-			assume = true
-		}
+	first := 0
+	for !q.c.events[first].stop {
+		first++
 	}
-	if assume {
+	s := q.c.events[first]
+	if s.stopKind == StopAssume {
 		x.stats.AssumeBlocked++
 	}
-	x.executionDone()
-	for x.m.Depth() > d0 {
+	// No stop comes before s, so the machine holds one step per event of
+	// C before it: go back there, run s, count, and come back.
+	for x.m.Depth() > first {
 		x.clk.pop()
 		x.m.Undo()
 	}
+	q.step(s, &x.evs[first])
+	x.executionDone()
+	x.clk.pop()
+	x.m.Undo()
+	for _, e := range q.c.events[first+1:] {
+		if !e.stop {
+			d := x.m.Depth()
+			x.node(d)
+			q.step(e, &x.evs[d])
+		}
+	}
+}
+
+// cut reports whether a thread of C (a maximal configuration without
+// stops) could move but for the step bound: en(C) is empty, so its event
+// there is beyond the bound.
+func (q *qexplorer) cut() bool {
+	for t, p := range q.c.tmax {
+		if !q.present(int32(t)) || q.nextOf(int32(t), p) == nil {
+			continue
+		}
+		if mi := q.midx[t]; mi >= 0 && q.x.m.Enabled(int(mi)) {
+			return true
+		}
+	}
+	return false
 }
 
 // addExtensions adds to U the extensions of C whose history holds e, the
@@ -905,10 +985,13 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	// to the first write in base: it orders every earlier event of the
 	// location below it.
 	cand := q.candBuf[:0]
+	q.stamp++
+	stamp := q.stamp // marks the candidates (an atomic block's may repeat across locations)
 	add := func(f *uevent) {
-		if f.thread == t || f == e || (nprime != nil && leq(nprime, f)) || containsEv(cand, f) {
+		if f.thread == t || f == e || f.stamp == stamp || (nprime != nil && leq(nprime, f)) {
 			return
 		}
+		f.stamp = stamp
 		cand = append(cand, f)
 	}
 	if a.kind == EvJoin {
@@ -941,6 +1024,29 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		})
 	}
 	q.candBuf = cand
+	// By thread, newest first: an antichain M holds at most one event of
+	// a thread, and once it holds one, the thread's other candidates are
+	// below it. runEnd[i] is the first candidate of another thread after
+	// i, so a spin loop's thousands of reads cost one step each, not one
+	// per pair.
+	if len(cand) > 1 {
+		slices.SortFunc(cand, func(f, g *uevent) int {
+			if f.thread != g.thread {
+				return int(f.thread - g.thread)
+			}
+			return int(g.idx - f.idx)
+		})
+	}
+	runEnd := q.runBuf[:0]
+	for i := range cand {
+		runEnd = append(runEnd, int32(len(cand)))
+		if i > 0 && cand[i].thread != cand[i-1].thread {
+			for j := i - 1; j >= 0 && runEnd[j] == int32(len(cand)); j-- {
+				runEnd[j] = int32(i)
+			}
+		}
+	}
+	q.runBuf = runEnd
 	// At the end of t's events in C', the history holding every
 	// candidate is that of t's event in en(C') (see enabledAfter).
 	atEnd := p == q.c.tmax[t]
@@ -950,8 +1056,8 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 			f := q.emit(t, p, sp, a, gen, tm)
 			if atEnd && f != nil {
 				all := true
-				for _, g := range cand {
-					if !leqView(g, tm) {
+				for j := 0; j < len(cand); j = int(runEnd[j]) {
+					if !leqView(cand[j], tm) { // the newest of its thread
 						all = false
 						break
 					}
@@ -976,7 +1082,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		tm2 = mergeInto(tm2, f)
 		q.tmStack[depth+1] = tm2
 		gen = append(gen, f)
-		rec(i+1, depth+1, tm2)
+		rec(int(runEnd[i]), depth+1, tm2)
 		gen = gen[:len(gen)-1]
 	}
 	rec(0, 0, base)
@@ -1024,7 +1130,7 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
 	n := q.u.events
 	e := q.u.event(t, p, sp, a, gen)
-	if e.id < n {
+	if e == nil || e.id < n {
 		return e
 	}
 	if e.hasLastW() {
@@ -1383,6 +1489,13 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 		if cm != nil && ancestorAt(x, cm.idx) != cm {
 			note(q.parting(x, cm.idx))
 			continue
+		}
+		if b := ancestorAt(x, firstIdxAfter(cm)); b.inD > 0 {
+			// a is above an event of D (for as long as D holds it: the
+			// current call's subtree). Checked before the walk below: a
+			// thread spinning past D's event makes long walks.
+			q.deadAt = int32(len(c.events))
+			return nil, false
 		}
 		for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
 			delta = append(delta, y)

@@ -183,7 +183,10 @@ type uevent struct {
 	bpos     int32 // index in bucket.ev (-1: hidden)
 	kpos     int32 // index in pred.kids.ev (-1: hidden)
 	stopKind StopKind
-	childFin bool // spawn events: the child finished without a visible step
+	childFin bool  // spawn events: the child finished without a visible step
+	wide     bool  // its children are also indexed by key hash (unfolding.wide)
+	past     int32 // fine steps in its strict past [e) (see "The step bound")
+	tsteps   int32 // fine steps of its thread up to and including it, once executed (a stop counts none)
 
 	hkey      uint64      // keyHash of its name
 	hnext     *uevent     // the next child of pred, or (a thread's first event) the next with the same key hash in byKey
@@ -193,6 +196,14 @@ type uevent struct {
 	bucket    *candBucket // single-location events: its bucket among the spike candidates (candGroup)
 	wgroups   *candGroup  // the groups of spike candidates whose last write of a location is this event
 	kids      candBucket  // the events after it in its thread (spike candidates)
+}
+
+// predSteps is the number of fine steps of e's thread before e.
+func (e *uevent) predSteps() int32 {
+	if e.pred == nil {
+		return 0
+	}
+	return e.pred.tsteps
 }
 
 // footprint is e's footprint: what its action accesses.
@@ -297,8 +308,13 @@ type unfolding struct {
 	startFin  []bool    // declared threads: finished at once
 	nuid      int32
 	maxBuf    []*uevent
-	all       []*uevent                 // the events of U, in the order they were made
-	multi     map[*uevent][]*candBucket // events that access several locations: their buckets
+	all       []*uevent // the events of U, in the order they were made
+	bound     int32     // the step bound: no event has that many fine steps in its past
+	// wide indexes by key hash the children of the events with many
+	// (a write after a spin loop has one version per read of the loop):
+	// one event per hash, the others found in the child list.
+	wide  map[*uevent]map[uint64]*uevent
+	multi map[*uevent][]*candBucket // events that access several locations: their buckets
 }
 
 func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
@@ -308,6 +324,7 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 		uidKey:    make(map[[2]int32]int32),
 		unwritten: make([]*candGroup, len(prog.Locations)),
 		multi:     make(map[*uevent][]*candBucket),
+		wide:      make(map[*uevent]map[uint64]*uevent),
 		nuid:      int32(len(prog.Threads)),
 	}
 	for t := range prog.Threads {
@@ -483,19 +500,44 @@ func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
 func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent) *uevent {
 	e := u.byKey[h]
 	if pred != nil {
+		if pred.wide {
+			switch f := u.wide[pred][h]; {
+			case f == nil:
+				return nil // no child has this hash
+			case f.named(t, pred, spawner, maxs):
+				return f
+			}
+			// Another child with the same hash: look through them all.
+		}
 		e = pred.child
 	}
+	n := 0
 	for ; e != nil; e = e.hnext {
 		if e.hkey == h && e.named(t, pred, spawner, maxs) {
 			return e
 		}
+		n++
+	}
+	if n > wideChildren && pred != nil && !pred.wide {
+		m := make(map[uint64]*uevent, n)
+		for f := pred.child; f != nil; f = f.hnext {
+			if m[f.hkey] == nil {
+				m[f.hkey] = f
+			}
+		}
+		u.wide[pred], pred.wide = m, true
 	}
 	return nil
 }
 
+// wideChildren is the number of children beyond which an event's
+// children are indexed by hash (unfolding.wide).
+const wideChildren = 16
+
 // event finds or creates the event of thread t with predecessor pred (or
 // spawner for a spawned thread's first event), action a and history
 // [pred] ∪ [spawner] ∪ [gen...]; gen must hold events of other threads.
+// It returns nil for an event beyond the step bound, which is not in U.
 func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*uevent) *uevent {
 	// The maximal elements of gen, not below pred or spawner, sorted by id
 	// (in a scratch buffer: most events are found, not created).
@@ -529,8 +571,7 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	if e := u.lookup(h, t, pred, spawner, maxs); e != nil {
 		return e
 	}
-	e := &uevent{id: u.events, thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}
-	u.events++
+	e := &uevent{thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}
 	fp := a.footprint()
 	e.fkind, e.floc = fp.kind, fp.loc
 	// tmax and the skip pointers share one allocation.
@@ -568,6 +609,20 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	for _, m := range maxs {
 		mergeInto(tm, m)
 	}
+	// tm is [e)'s per-thread maxima (tm[t] is pred): every event of it is
+	// in C, so executed, and thread i contributes tm[i].tsteps steps.
+	var past int64
+	for _, x := range tm {
+		if x != nil {
+			past += int64(x.tsteps)
+		}
+	}
+	if past >= int64(u.bound) {
+		return nil // beyond the step bound (see "The step bound")
+	}
+	e.past = int32(past)
+	e.id = u.events
+	u.events++
 	tm[t] = e
 	e.tmax = buf[: n : n+nanc]
 	e.bpos, e.kpos = -1, -1
@@ -577,6 +632,11 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	e.hkey = h
 	if pred != nil {
 		e.hnext, pred.child = pred.child, e
+		if pred.wide {
+			if m := u.wide[pred]; m[h] == nil {
+				m[h] = e
+			}
+		}
 	} else {
 		e.hnext, u.byKey[h] = u.byKey[h], e
 	}
@@ -1002,7 +1062,9 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 	clear(old)
 	u.all = all
 	clear(u.byKey) // keeps its room for the events to come
+	clear(u.wide)  // rebuilt by lookup where still needed
 	for _, e := range all {
+		e.wide = false
 		if e.pred == nil {
 			e.hnext, u.byKey[e.hkey] = u.byKey[e.hkey], e
 		}
@@ -1073,10 +1135,23 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
 	if p := e.pred; p != nil {
 		if kept(p) {
-			for link := &p.child; *link != nil; link = &(*link).hnext {
-				if *link == e {
+			var same *uevent // another child with e's hash
+			for link := &p.child; *link != nil; {
+				switch f := *link; {
+				case f == e:
 					*link = e.hnext
-					break
+				case f.hkey == e.hkey && same == nil:
+					same = f
+					fallthrough
+				default:
+					link = &f.hnext
+				}
+			}
+			if m := u.wide[p]; p.wide && m[e.hkey] == e {
+				if same != nil {
+					m[e.hkey] = same
+				} else {
+					delete(m, e.hkey)
 				}
 			}
 		}
@@ -1097,6 +1172,10 @@ func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
 		}
 	}
 	e.hnext = nil
+	if e.wide {
+		delete(u.wide, e)
+		e.wide = false
+	}
 	if p := e.pred; p != nil && kept(p) && e.kpos >= 0 {
 		p.kids.removeAt(int(e.kpos))
 	}
