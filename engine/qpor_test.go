@@ -36,15 +36,17 @@ func exploreK(t testing.TB, prog *engine.Program, algo engine.Algorithm, k int, 
 	return exploreWith(t, prog, opts, true)
 }
 
-// compareQPOR is compareModes for the unfolding-based modes: the bugs of
-// dfs, and where no execution stops early, one execution per Mazurkiewicz
-// trace; optimal never explores a sleep-set-blocked execution.
+// compareQPOR is compareModes for the unfolding-based modes (see
+// checkAgainstDFS); besides, none of them meets an anomaly, and optimal
+// never explores a sleep-set-blocked execution.
 func compareQPOR(t *testing.T, name string, prog *engine.Program, src string) {
 	t.Helper()
-	ref, ok := dfsReference(t, prog)
-	if !ok {
-		return
-	}
+	compareQPORWithin(t, name, prog, src, dfsBudget)
+}
+
+func compareQPORWithin(t *testing.T, name string, prog *engine.Program, src string, budget int64) {
+	t.Helper()
+	ref := dfsReference(t, prog, src, budget)
 	for _, mode := range qporModes {
 		got := exploreK(t, prog, mode.algo, mode.k, mode.prune)
 		if n := engine.Anomalies(got.res); n != 0 {
@@ -53,26 +55,10 @@ func compareQPOR(t *testing.T, name string, prog *engine.Program, src string) {
 		if !got.res.Complete {
 			t.Errorf("%s: %s incomplete", name, mode.name)
 		}
-		if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got.res), "\n"); a != b {
-			t.Errorf("%s: bugs differ\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode.name, b, src)
-		}
-		if ref.stops == 0 && !prog.HasUnstableAtomics() {
-			if got.res.Executions != int64(len(ref.traces)) {
-				t.Errorf("%s: %s explored %d executions, want %d traces (dfs: %d interleavings)\n%s",
-					name, mode.name, got.res.Executions, len(ref.traces), ref.res.Executions, src)
-			}
-			if len(got.traces) != len(ref.traces) {
-				t.Errorf("%s: %s covered %d distinct traces, want %d\n%s", name, mode.name, len(got.traces), len(ref.traces), src)
-			}
-		}
 		if mode.algo == engine.Optimal && got.res.SSB != 0 {
 			t.Errorf("%s: optimal explored %d sleep-set-blocked executions\n%s", name, got.res.SSB, src)
 		}
-		for i, b := range got.res.Bugs {
-			if err := engine.Reproduce(prog, b); err != nil {
-				t.Errorf("%s: %s bug %d (%s: %s) does not reproduce: %v", name, mode.name, i+1, b.Kind, b.Message, err)
-			}
-		}
+		checkAgainstDFS(t, name, mode.name, true, prog, src, ref, got)
 	}
 }
 
@@ -96,7 +82,11 @@ func TestQPORKnownCounts(t *testing.T) {
 }
 
 // TestQPORExamples checks every example in the unfolding-based modes.
-func TestQPORExamples(t *testing.T) { forEachExample(t, compareQPOR) }
+func TestQPORExamples(t *testing.T) {
+	forEachExample(t, func(t *testing.T, name string, prog *engine.Program, src string) {
+		compareQPORWithin(t, name, prog, src, exampleDFSBudget)
+	})
+}
 
 // TestQPORRandomPrograms is TestRandomPrograms for the unfolding-based
 // modes (WEFT_RANDOM_PROGRAMS sets the number of programs).
