@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,24 +91,50 @@ func TestQPORExamples(t *testing.T) {
 // modes (WEFT_RANDOM_PROGRAMS sets the number of programs).
 func TestQPORRandomPrograms(t *testing.T) { forEachRandomProgram(t, 150, 40, compareQPOR) }
 
-// TestQPORBenchmarks runs the benchmarks of ../benchmarks/expected.tsv in
-// the modes listed in WEFT_QPOR_BENCH ("optimal,qpor:1,qpor:2"), for the
-// files matching WEFT_QPOR_FILES (a substring; all if empty), and checks
-// the number of executions. Skipped unless WEFT_QPOR_BENCH is set.
+// quickBenchmarkTraces: the benchmarks with at most this many traces are
+// checked by a plain go test (the smaller instances of every family, each
+// well under a second in every mode); the larger ones only on request.
+const quickBenchmarkTraces = 2000
+
+// TestQPORBenchmarks checks the exact number of executions (one per
+// Mazurkiewicz trace, counted by DPU for the paper's rows) of the
+// benchmarks of ../benchmarks/expected.tsv, and that they are complete and
+// bug-free. By default: qpor with k = 1, 2, 3 and optimal on every row
+// with at most quickBenchmarkTraces traces. WEFT_QPOR_BENCH
+// ("optimal,qpor:1,qpor:2") picks the modes and runs every row, or those
+// whose file contains WEFT_QPOR_FILES.
 func TestQPORBenchmarks(t *testing.T) {
-	modes := os.Getenv("WEFT_QPOR_BENCH")
-	if modes == "" {
-		t.Skip("set WEFT_QPOR_BENCH")
+	type mode struct {
+		algo engine.Algorithm
+		k    int
+	}
+	modes := []mode{{engine.QPOR, 1}, {engine.QPOR, 2}, {engine.QPOR, 3}, {engine.Optimal, 0}}
+	all := false
+	if env := os.Getenv("WEFT_QPOR_BENCH"); env != "" {
+		all, modes = true, nil
+		for _, m := range strings.Split(env, ",") {
+			algo, k := engine.Algorithm(m), 0
+			if i := strings.IndexByte(m, ':'); i >= 0 {
+				algo = engine.Algorithm(m[:i])
+				k, _ = strconv.Atoi(m[i+1:])
+			}
+			modes = append(modes, mode{algo, k})
+		}
 	}
 	tsv, err := os.ReadFile("../benchmarks/expected.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	filter := os.Getenv("WEFT_QPOR_FILES")
+	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n")[1:] {
 		f := strings.Fields(line)
-		file, want := f[0], f[1]
-		if filter != "" && !strings.Contains(file, filter) {
+		file := f[0]
+		want, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			t.Fatalf("expected.tsv: %s: %v", file, err)
+		}
+		if !strings.Contains(file, filter) || !all && want > quickBenchmarkTraces {
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join("../benchmarks", file))
@@ -117,23 +142,23 @@ func TestQPORBenchmarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		prog := load(t, file, string(src))
-		for _, mode := range strings.Split(modes, ",") {
-			algo, k := engine.Algorithm(mode), 0
-			if i := strings.IndexByte(mode, ':'); i >= 0 {
-				algo = engine.Algorithm(mode[:i])
-				k, _ = strconv.Atoi(mode[i+1:])
-			}
-			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, K: k})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%-14s %-10s executions %7d (want %7s) ssb %7d events %9d bugs %d time %v",
-				file, mode, res.Executions, want, res.SSB, res.Events, len(res.Bugs), res.Elapsed.Round(1e6))
-			if fmt.Sprint(res.Executions) != want || len(res.Bugs) != 0 || !res.Complete {
-				t.Errorf("%s %s: %d executions (want %s), %d bugs, complete %v", file, mode, res.Executions, want, len(res.Bugs), res.Complete)
-			}
+		for _, m := range modes {
+			name := modeName(engine.Options{Algorithm: m.algo, K: m.k})
+			checked++
+			t.Run(file+"/"+name, func(t *testing.T) {
+				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: m.algo, K: m.k})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("executions %7d (want %7d) ssb %7d events %9d bugs %d time %v",
+					res.Executions, want, res.SSB, res.Events, len(res.Bugs), res.Elapsed.Round(1e6))
+				if res.Executions != want || len(res.Bugs) != 0 || !res.Complete {
+					t.Errorf("%d executions (want %d), bugs %v, complete %v", res.Executions, want, bugKeys(res), res.Complete)
+				}
+			})
 		}
 	}
+	t.Logf("%d exact counts checked", checked)
 }
 
 // TestQPORSpinLoop runs a racy spin loop to its step bound: every read of
