@@ -978,48 +978,44 @@ func writeBody(sb *strings.Builder, r *rand.Rand, vars []string, n int, ind stri
 	}
 }
 
-// TestCancellation: an exploration returns promptly when its context ends,
-// says it is incomplete, and reports progress meanwhile.
+// TestCancellation: an exploration returns when its context ends, says
+// it is incomplete and why, and reports progress meanwhile. How fast it
+// returns is measured by BenchmarkCancellationLatency, not asserted: on a
+// shared machine a deadline in a test fails for reasons that are not bugs.
 func TestCancellation(t *testing.T) {
 	prog := load(t, "lock counter 12", lockCounterSrc(12)) // 12! executions: far more than fit in the test
+	// Cancel at the first progress report; the budget only ends the test
+	// if progress is never reported.
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	progress := 0
-	done := make(chan *engine.Result)
-	go func() {
-		res, err := engine.Explore(ctx, prog, engine.Options{
-			OnProgress:       func(engine.Stats) { progress++ },
-			ProgressInterval: time.Millisecond,
-		})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	time.Sleep(50 * time.Millisecond)
-	cancelled := time.Now()
-	cancel()
-	res := <-done
-	latency := time.Since(cancelled)
-	if res.Complete || res.Stopped != "cancelled" {
-		t.Errorf("complete=%v stopped=%q", res.Complete, res.Stopped)
-	}
-	if latency > 20*time.Millisecond {
-		t.Errorf("took %v to stop after cancel", latency)
+	res, err := engine.Explore(ctx, prog, engine.Options{
+		MaxExecutions:    1_000_000,
+		ProgressInterval: time.Millisecond,
+		OnProgress: func(engine.Stats) {
+			progress++
+			cancel()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if progress == 0 {
-		t.Errorf("no progress reported")
+		t.Errorf("no progress reported in %d executions", res.Executions)
 	}
-	t.Logf("stopped %v after cancel, %d executions, %d progress reports", latency, res.Executions, progress)
+	if res.Complete || res.Stopped != "cancelled" {
+		t.Errorf("complete=%v stopped=%q, want incomplete, cancelled", res.Complete, res.Stopped)
+	}
 
 	// A deadline is reported as a timeout.
 	tctx, tcancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer tcancel()
-	res, err := engine.Explore(tctx, prog, engine.Options{})
+	res, err = engine.Explore(tctx, prog, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stopped != "timeout" {
-		t.Errorf("stopped=%q, want timeout", res.Stopped)
+	if res.Complete || res.Stopped != "timeout" {
+		t.Errorf("complete=%v stopped=%q, want incomplete, timeout", res.Complete, res.Stopped)
 	}
 }
 
