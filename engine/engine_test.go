@@ -336,12 +336,20 @@ func bugKeys(res *engine.Result) []string {
 }
 
 // dfsBudget is how many interleavings dfsReference may explore for a
-// random or hand-written program; exampleDFSBudget is the budget for the
-// examples, a few of which have a few hundred thousand.
-const (
-	dfsBudget        = 20_000
-	exampleDFSBudget = 2_000_000
-)
+// random or hand-written program (WEFT_DFS_BUDGET overrides it, to
+// compare larger programs); exampleDFSBudget is the budget for the
+// examples, whose dfs references have up to 1.9 million (fig1 on N = 2).
+var dfsBudget = envInt("WEFT_DFS_BUDGET", 20_000)
+
+const exampleDFSBudget = 2_000_000
+
+// envInt is the integer value of the environment variable name, or def.
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
 
 // dfsReference explores prog with dfs, the exhaustive reference, and skips
 // the calling test (visibly, with the reason) when prog has more than
@@ -1070,4 +1078,44 @@ func TestFoataLevels(t *testing.T) {
 	}
 	t.Run("examples", func(t *testing.T) { forEachExample(t, check) })
 	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, 100, 20, check) })
+}
+
+// TestStepBoundPrograms: programs some of whose executions run into the
+// step bound, where modes are compared on their bugs only
+// (checkBugsUnderStepBound).
+func TestStepBoundPrograms(t *testing.T) {
+	tests := []struct{ name, src string }{
+		{"spin until set", `
+var x int
+thread spinner {
+    while x == 0 {
+    }
+}
+thread setter {
+    x = 1
+}
+`},
+		{"a failure beside a loop", `
+var x atomic int
+thread looper {
+    while true {
+        x = 1
+    }
+}
+thread checker {
+    var l int = 1
+    assert l == 2, "fails whenever checker runs"
+}
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := load(t, tc.name, tc.src)
+			if ref := dfsReference(t, prog, tc.src, dfsBudget); !hitStepBound(ref.res) {
+				t.Fatalf("dfs does not hit the step bound: bugs %v", bugKeys(ref.res))
+			}
+			t.Run("sdpor", func(t *testing.T) { compareModes(t, tc.name, prog, tc.src) })
+			t.Run("unfolding", func(t *testing.T) { compareQPOR(t, tc.name, prog, tc.src) })
+		})
+	}
 }
