@@ -577,6 +577,39 @@ thread main {
     assert x == 3
 }
 `, 2},
+		// Two stops in independent threads: an execution ends at the
+		// first, whichever it is (AssumeBlocked counts those ending in a
+		// failed assume).
+		{"failed assume beside a failed assertion", `
+var x atomic int
+thread a {
+    x = 1
+    var l int = 0
+    assume l == 1
+}
+thread b {
+    var l int = x
+    assert l == 0
+}
+`, 0},
+		{"failed assumes and an assertion", `
+var x atomic int
+var y atomic int
+thread a {
+    x = 1
+    var l int = y
+    assume l == 1
+}
+thread b {
+    y = 1
+    var l int = x
+    assume l == 0
+}
+thread c {
+    var l int = x
+    assert l != 1 || y == 0
+}
+`, 0},
 		{"readers and writers", `
 var x int
 var y int
