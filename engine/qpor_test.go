@@ -180,15 +180,17 @@ thread setter {
 `)
 	const n = 2000
 	for _, mode := range qporModes {
-		if mode.prune {
-			continue // pruning after every call is quadratic by design
-		}
-		o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}, false)
-		if o.res.Executions != n+1 {
-			t.Errorf("%s: %d executions, want %d", mode.name, o.res.Executions, n+1)
-		}
-		if got := strings.Join(bugKeys(o.res), " "); !strings.Contains(got, "data-race") || !strings.Contains(got, "step-bound") {
-			t.Errorf("%s: bugs %q, want a data race and a step-bound bug", mode.name, got)
-		}
+		t.Run(mode.name, func(t *testing.T) {
+			if mode.prune {
+				t.Skip("pruning after every call is quadratic by design")
+			}
+			o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}, false)
+			if o.res.Executions != n+1 {
+				t.Errorf("%d executions, want %d", o.res.Executions, n+1)
+			}
+			if got := strings.Join(bugKeys(o.res), " "); !strings.Contains(got, "data-race") || !strings.Contains(got, "step-bound") {
+				t.Errorf("bugs %q, want a data race and a step-bound bug", got)
+			}
+		})
 	}
 }
