@@ -1019,10 +1019,11 @@ func writeBody(sb *strings.Builder, r *rand.Rand, vars []string, n int, ind stri
 	}
 }
 
-// TestCancellation: an exploration returns when its context ends, says
-// it is incomplete and why, and reports progress meanwhile. How fast it
-// returns is measured by BenchmarkCancellationLatency, not asserted: on a
-// shared machine a deadline in a test fails for reasons that are not bugs.
+// TestCancellation: an exploration returns promptly when its context ends,
+// says it is incomplete and why, and reports progress meanwhile. How fast
+// it returns is measured by BenchmarkCancellationLatency, not asserted: on
+// a shared machine a deadline in a test fails for reasons that are not
+// bugs.
 func TestCancellation(t *testing.T) {
 	prog := load(t, "lock counter 12", lockCounterSrc(12)) // 12! executions: far more than fit in the test
 	// Cancel at the first progress report; the budget only ends the test
