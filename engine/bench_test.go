@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,4 +102,35 @@ func BenchmarkRestoreVsReplay(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCancellationLatency: how long an exploration takes to return
+// once its context is cancelled (the context is checked every 64 steps),
+// reported as the custom metric latency-µs, on the lock counter with
+// N = 12 (far too many executions to finish).
+func BenchmarkCancellationLatency(b *testing.B) {
+	prog := load(b, "lock counter 12", lockCounterSrc(12))
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		done := make(chan time.Time)
+		go func() {
+			var once sync.Once
+			res, err := engine.Explore(ctx, prog, engine.Options{
+				OnProgress:       func(engine.Stats) { once.Do(func() { close(started) }) },
+				ProgressInterval: time.Millisecond,
+			})
+			end := time.Now()
+			if err != nil || res.Stopped != "cancelled" {
+				b.Errorf("err %v, stopped %q", err, res.Stopped)
+			}
+			done <- end
+		}()
+		<-started
+		cancelled := time.Now()
+		cancel()
+		total += (<-done).Sub(cancelled)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "latency-µs")
 }

@@ -12,15 +12,12 @@ import (
 
 // TestCoarseRaceFreePrograms: on random programs without data races, every
 // POR mode explores with coarse steps from start to end (no restart), and
-// still finds dfs's bugs and, where no execution stops early, explores one
-// execution per Mazurkiewicz trace of the fine semantics.
+// still agrees with dfs (checkAgainstDFS), whose traces are those of the
+// fine semantics.
 func TestCoarseRaceFreePrograms(t *testing.T) {
 	forEachProgram(t, 200, 50, raceFreeProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
 		t.Helper()
-		ref, ok := dfsReference(t, prog)
-		if !ok {
-			return
-		}
+		ref := dfsReference(t, prog, src, dfsBudget)
 		for _, b := range ref.res.Bugs {
 			if b.Kind == engine.BugDataRace {
 				t.Fatalf("%s: the generator made a racy program\n%s", name, src)
@@ -37,20 +34,7 @@ func TestCoarseRaceFreePrograms(t *testing.T) {
 			if got.restarts != 0 {
 				t.Errorf("%s: %s restarted with fine steps on a race-free program\n%s", name, mode.name, src)
 			}
-			if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got.res), "\n"); a != b {
-				t.Errorf("%s: bugs differ\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode.name, b, src)
-			}
-			if ref.stops == 0 {
-				if got.res.Executions != int64(len(ref.traces)) || len(got.traces) != len(ref.traces) {
-					t.Errorf("%s: %s explored %d executions covering %d traces, want %d traces\n%s",
-						name, mode.name, got.res.Executions, len(got.traces), len(ref.traces), src)
-				}
-			}
-			for i, b := range got.res.Bugs {
-				if err := engine.Reproduce(prog, b); err != nil {
-					t.Errorf("%s: %s bug %d (%s: %s) does not reproduce: %v", name, mode.name, i+1, b.Kind, b.Message, err)
-				}
-			}
+			checkAgainstDFS(t, name, mode.name, mode.algo != engine.SDPOR, prog, src, ref, got)
 		}
 	})
 }
