@@ -28,7 +28,7 @@ var qporModes = []struct {
 
 func exploreK(t testing.TB, prog *engine.Program, algo engine.Algorithm, k int, prune bool) outcome {
 	t.Helper()
-	opts := engine.Options{Algorithm: algo, K: k, MaxSteps: 2000}
+	opts := engine.Options{Algorithm: algo, K: k, MaxSteps: maxSteps(prog)}
 	if prune {
 		engine.PruneAlways(&opts)
 	}
