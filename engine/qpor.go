@@ -638,7 +638,7 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 func (q *qexplorer) push(e *uevent) bool {
 	x := q.x
 	mi := int(q.midx[e.thread])
-	d := x.m.Depth()
+	d, steps := x.m.Depth(), x.m.StepCount()
 	x.node(d)
 	ev := &x.evs[d]
 	ok := q.step(e, ev)
@@ -701,7 +701,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		q.enNew = append(q.enNew, enRecord{})
 	}
 	q.addExtensions(e)
-	if ok && e.past+e.tsteps-e.predSteps() >= q.u.bound {
+	if ok && q.nearBound(steps) && e.pastOf()+e.tsteps-e.predSteps() >= q.u.bound {
 		q.reportStepBound(e)
 	}
 	return x.stopReason == ""
@@ -714,10 +714,20 @@ func (q *qexplorer) push(e *uevent) bool {
 // every linearisation.
 func (q *qexplorer) step(e *uevent, ev *Event) bool {
 	x := q.x
-	x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.past)
+	x.m.TailBound = 0
+	if q.nearBound(x.m.StepCount()) {
+		x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.pastOf())
+	}
 	ok := x.m.Step(int(q.midx[e.thread]), ev)
 	x.clk.push(ev, len(x.m.Threads), nil)
 	return ok
+}
+
+// nearBound reports whether an event pushed when C has steps fine steps
+// may reach the step bound ([e) ⊆ C, and e has at most 1+maxTail steps):
+// only then is its past counted.
+func (q *qexplorer) nearBound(steps int) bool {
+	return int64(steps)+1+maxTail >= int64(q.u.bound)
 }
 
 // The step bound
@@ -1129,7 +1139,7 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 // each location it touches in its history (a subset of C).
 func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
 	n := q.u.events
-	e := q.u.event(t, p, sp, a, gen)
+	e := q.u.event(t, p, sp, a, gen, q.x.m.StepCount() >= int(q.u.bound))
 	if e == nil || e.id < n {
 		return e
 	}

@@ -185,7 +185,7 @@ type uevent struct {
 	stopKind StopKind
 	childFin bool  // spawn events: the child finished without a visible step
 	wide     bool  // its children are also indexed by key hash (unfolding.wide)
-	past     int32 // fine steps in its strict past [e) (see "The step bound")
+	past     int32 // fine steps in its strict past [e), -1 until counted (see "The step bound")
 	tsteps   int32 // fine steps of its thread up to and including it, once executed (a stop counts none)
 
 	hkey      uint64      // keyHash of its name
@@ -196,6 +196,27 @@ type uevent struct {
 	bucket    *candBucket // single-location events: its bucket among the spike candidates (candGroup)
 	wgroups   *candGroup  // the groups of spike candidates whose last write of a location is this event
 	kids      candBucket  // the events after it in its thread (spike candidates)
+}
+
+// pastSteps is the number of fine steps in the configuration whose
+// per-thread maxima are tm (all executed).
+func pastSteps(tm []*uevent) int64 {
+	var n int64
+	for _, x := range tm {
+		if x != nil {
+			n += int64(x.tsteps)
+		}
+	}
+	return n
+}
+
+// pastOf is the number of fine steps in [e) (e executed or enabled).
+func (e *uevent) pastOf() int32 {
+	if e.past < 0 {
+		n := pastSteps(e.tmax) - int64(e.tsteps) + int64(e.predSteps())
+		e.past = int32(n)
+	}
+	return e.past
 }
 
 // predSteps is the number of fine steps of e's thread before e.
@@ -537,8 +558,10 @@ const wideChildren = 16
 // event finds or creates the event of thread t with predecessor pred (or
 // spawner for a spawned thread's first event), action a and history
 // [pred] ∪ [spawner] ∪ [gen...]; gen must hold events of other threads.
-// It returns nil for an event beyond the step bound, which is not in U.
-func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*uevent) *uevent {
+// It returns nil for an event beyond the step bound, which is not in U;
+// unless nearBound, the caller knows that none is (C has fewer steps than
+// the bound), and the event's past is left to be counted when needed.
+func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*uevent, nearBound bool) *uevent {
 	// The maximal elements of gen, not below pred or spawner, sorted by id
 	// (in a scratch buffer: most events are found, not created).
 	maxs := u.maxBuf[:0]
@@ -611,16 +634,14 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	}
 	// tm is [e)'s per-thread maxima (tm[t] is pred): every event of it is
 	// in C, so executed, and thread i contributes tm[i].tsteps steps.
-	var past int64
-	for _, x := range tm {
-		if x != nil {
-			past += int64(x.tsteps)
+	e.past = -1
+	if nearBound {
+		past := pastSteps(tm)
+		if past >= int64(u.bound) {
+			return nil // beyond the step bound (see "The step bound")
 		}
+		e.past = int32(past)
 	}
-	if past >= int64(u.bound) {
-		return nil // beyond the step bound (see "The step bound")
-	}
-	e.past = int32(past)
 	e.id = u.events
 	u.events++
 	tm[t] = e
