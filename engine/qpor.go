@@ -714,9 +714,10 @@ func (q *qexplorer) push(e *uevent) bool {
 // every linearisation.
 func (q *qexplorer) step(e *uevent, ev *Event) bool {
 	x := q.x
-	x.m.TailBound = 0
-	if q.nearBound(x.m.StepCount()) {
-		x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.pastOf())
+	if x.m.total+1+maxTail < int(q.u.bound) { // q.nearBound, inlined
+		x.m.TailBound = 0
+	} else {
+		x.m.TailBound = x.m.total + int(q.u.bound-e.pastOf())
 	}
 	ok := x.m.Step(int(q.midx[e.thread]), ev)
 	x.clk.push(ev, len(x.m.Threads), nil)
@@ -859,8 +860,12 @@ func (q *qexplorer) maximal() {
 
 // cut reports whether a thread of C (a maximal configuration without
 // stops) could move but for the step bound: en(C) is empty, so its event
-// there is beyond the bound.
+// there is beyond the bound. That event's past is in C: none is unless C
+// has reached the bound.
 func (q *qexplorer) cut() bool {
+	if q.x.m.StepCount() < int(q.u.bound) {
+		return false
+	}
 	for t, p := range q.c.tmax {
 		if !q.present(int32(t)) || q.nextOf(int32(t), p) == nil {
 			continue
@@ -995,13 +1000,20 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	// to the first write in base: it orders every earlier event of the
 	// location below it.
 	cand := q.candBuf[:0]
-	q.stamp++
-	stamp := q.stamp // marks the candidates (an atomic block's may repeat across locations)
+	// Only an atomic block's scans over several locations may meet an
+	// event twice: stamps mark those candidates.
+	multi := a.kind == EvAtomic
+	if multi {
+		q.stamp++
+	}
+	stamp := q.stamp
 	add := func(f *uevent) {
-		if f.thread == t || f == e || f.stamp == stamp || (nprime != nil && leq(nprime, f)) {
+		if f.thread == t || f == e || (multi && f.stamp == stamp) || (nprime != nil && leq(nprime, f)) {
 			return
 		}
-		f.stamp = stamp
+		if multi {
+			f.stamp = stamp
+		}
 		cand = append(cand, f)
 	}
 	if a.kind == EvJoin {
@@ -1048,7 +1060,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		})
 	}
 	runEnd := q.runBuf[:0]
-	for i := range cand {
+	for i := range cand { // (one thread: every entry is len(cand))
 		runEnd = append(runEnd, int32(len(cand)))
 		if i > 0 && cand[i].thread != cand[i-1].thread {
 			for j := i - 1; j >= 0 && runEnd[j] == int32(len(cand)); j-- {
