@@ -142,16 +142,23 @@ func raceFreeProgram(r *rand.Rand) string {
 	useProc := r.Intn(3) == 0
 	if useProc {
 		sb.WriteString("proc helper(v int) {\n    var l int\n    l = v\n")
-		writeRaceFree(&sb, r, 2, "    ", true)
+		writeRaceFree(&sb, r, 1, "    ", true)
 		sb.WriteString("}\n")
 	}
+	// Small enough for DFS to count every fine interleaving (the test
+	// fails when more than 2% of the seeds cannot be compared): three
+	// threads get less code each than two.
 	threads := 2 + r.Intn(2)
+	stmts := 3
+	if threads == 3 || useProc {
+		stmts = 2
+	}
 	for t := 0; t < threads; t++ {
 		fmt.Fprintf(&sb, "thread t%d {\n    var l int\n", t)
 		if useProc && t == 0 {
 			sb.WriteString("    p = 1\n    var h tid = spawn helper(1)\n")
 		}
-		writeRaceFree(&sb, r, 1+r.Intn(3), "    ", false)
+		writeRaceFree(&sb, r, 1+r.Intn(stmts), "    ", false)
 		if useProc && t == 0 {
 			sb.WriteString("    join h\n    l = p\n    assert l != 3\n")
 		}
@@ -168,7 +175,7 @@ func writeRaceFree(sb *strings.Builder, r *rand.Rand, n int, ind string, helper 
 		case 0, 1, 2:
 			m := r.Intn(2)
 			fmt.Fprintf(sb, "%slock(m%d)\n", ind, m)
-			writeSection(sb, r, m, 1+r.Intn(3), ind)
+			writeSection(sb, r, m, 1+r.Intn(2), ind)
 			fmt.Fprintf(sb, "%sunlock(m%d)\n", ind, m)
 		case 3:
 			fmt.Fprintf(sb, "%sz = z + %d\n", ind, 1+r.Intn(2))

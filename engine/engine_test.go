@@ -972,6 +972,26 @@ const maxFailingSeeds = 5
 // forEachProgram is forEachRandomProgram with another generator. Each
 // seed is a subtest ("seed_17"), so that its skip or failure is visible
 // and it can be run alone with -run 'Test…/seed_17$'.
+// drawComparable draws programs from gen until one has at most dfsBudget
+// interleavings (a DFS without trace bookkeeping tells), so that every
+// seed compares with DFS; after maxDraws it returns the last one, which
+// the comparison then skips visibly. It returns the program and the
+// number of draws.
+func drawComparable(t *testing.T, r *rand.Rand, gen func(*rand.Rand) string) (string, int) {
+	const maxDraws = 50
+	for draw := 1; ; draw++ {
+		src := gen(r)
+		prog := load(t, "candidate", src)
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.DFS, MaxSteps: maxSteps(prog), MaxExecutions: dfsBudget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || draw == maxDraws {
+			return src, draw
+		}
+	}
+}
+
 func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
 	if testing.Short() {
 		n = short
@@ -979,9 +999,10 @@ func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, che
 	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
 		n = v
 	}
-	ran, skipped, failed := 0, 0, 0
+	ran, skipped, failed, redrawn := 0, 0, 0, 0
 	for seed := int64(1); seed <= int64(n) && failed < maxFailingSeeds; seed++ {
-		src := gen(rand.New(rand.NewSource(seed)))
+		src, draws := drawComparable(t, rand.New(rand.NewSource(seed)), gen)
+		redrawn += draws - 1
 		name := fmt.Sprintf("seed %d", seed)
 		ran++
 		ok := t.Run(name, func(t *testing.T) {
@@ -999,7 +1020,8 @@ func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, che
 	if failed == maxFailingSeeds && ran < n {
 		t.Errorf("stopped after %d failing seeds; %d of %d seeds not run", failed, n-ran, n)
 	}
-	t.Logf("%d seeds run: %d compared, %d skipped (not comparable), %d failed", ran, ran-skipped, skipped, failed)
+	t.Logf("%d seeds run: %d compared, %d skipped (not comparable), %d failed; %d programs drawn again for having more than %d interleavings",
+		ran, ran-skipped, skipped, failed, redrawn, dfsBudget)
 	if skipped*100 > ran*maxSkippedPercent {
 		t.Errorf("%d of %d seeds (%.1f%%) could not be compared, more than %d%%: the test checks too little",
 			skipped, ran, 100*float64(skipped)/float64(ran), maxSkippedPercent)
