@@ -84,7 +84,7 @@ type Result struct {
 	Stats
 	Algorithm Algorithm
 	Complete  bool   // every execution was explored
-	Stopped   string // why not complete: "timeout", "cancelled", "max-executions"
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedExecutionLength
 	Bugs      []*Bug
 
 	// anomalies counts what the qpor design rules out and should never
@@ -92,6 +92,12 @@ type Result struct {
 	// whose accesses change (tests check it stays 0).
 	anomalies int64
 }
+
+// StoppedExecutionLength is Result.Stopped when the qpor or optimal
+// mode met a configuration of more than four times Options.MaxSteps steps
+// (threads beside a cut one went on, or a tree of spawns) and explored no
+// further there.
+const StoppedExecutionLength = "execution-length"
 
 // BugKind is the kind of a bug, as named in the JSON contract.
 type BugKind string

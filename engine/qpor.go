@@ -40,6 +40,9 @@ type qexplorer struct {
 	pruneAt  int
 	pruneMin int
 	stamp    int32
+
+	lengthCap int  // fine steps beyond which a configuration is not extended
+	truncated bool // some configuration reached lengthCap
 }
 
 func (x *explorer) runQPOR() {
@@ -65,6 +68,7 @@ func (x *explorer) runQPOR() {
 	}
 	q.u = newUnfolding(x.prog, x.m, q.uidFn)
 	q.u.bound = int32(min(x.opts.MaxSteps, math.MaxInt32))
+	q.lengthCap = int(min(int64(x.opts.MaxSteps)*lengthCapFactor, math.MaxInt32))
 	q.c.locs = make([][]*uevent, len(x.prog.Locations))
 	q.c.nextOn = make([][]position, len(x.prog.Locations))
 	q.c.jump = make([][]int32, len(x.prog.Locations))
@@ -82,6 +86,9 @@ func (x *explorer) runQPOR() {
 	}
 	q.pruneAt = q.pruneMin
 	q.explore(nil, nil)
+	if q.truncated && x.stopReason == "" {
+		x.stopReason = StoppedExecutionLength
+	}
 	x.finish()
 }
 
@@ -150,6 +157,14 @@ func (q *qexplorer) explore(A, en []*uevent) {
 	gen := q.pruneGen
 	if len(en) == 0 {
 		q.maximal()
+		return
+	}
+	if x.m.StepCount() >= q.lengthCap {
+		// A resource bound, not a cut (see "The step bound"): this
+		// branch is not explored further, and the exploration will say
+		// it is incomplete.
+		q.truncated = true
+		x.executionDone()
 		return
 	}
 	var e *uevent
@@ -731,6 +746,10 @@ func (q *qexplorer) nearBound(steps int) bool {
 	return int64(steps)+1+maxTail >= int64(q.u.bound)
 }
 
+// lengthCapFactor times the step bound is the length beyond which a
+// configuration is not extended (see "The step bound").
+const lengthCapFactor = 4
+
 // The step bound
 //
 // DFS and SDPOR cut an execution when it reaches Options.MaxSteps steps.
@@ -746,7 +765,11 @@ func (q *qexplorer) nearBound(steps int) bool {
 // execution before the thread it waits for moved, and the events of that
 // thread after its first would never be discovered, so no alternative
 // could ever bring them in. The price: an execution of these modes may be
-// longer than the bound, when threads independent of the one cut go on.
+// longer than the bound, when threads independent of the one cut go on;
+// without limit, in a program that spawns threads in a tree. So a
+// configuration is not extended past lengthCapFactor times the bound,
+// and an exploration that met one that long ends incomplete
+// (StoppedExecutionLength): a resource bound, never a silent cut.
 
 // reportStepBound reports that e's past and e reach the step bound. The
 // thread blamed is the one with the most steps in [e]: it is the one that

@@ -194,3 +194,28 @@ thread setter {
 		})
 	}
 }
+
+// TestQPORLengthCap: in a tree of spawns every event's causal past stays
+// short, so the step bound of the unfolding modes never cuts it; the cap
+// on a configuration's length ends the exploration, incomplete (it ran
+// until memory ran out before the cap).
+func TestQPORLengthCap(t *testing.T) {
+	prog := load(t, "spawn tree", `proc p() {
+    spawn p()
+    spawn p()
+}
+
+thread main {
+    spawn p()
+}
+`)
+	for _, mode := range qporModes {
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || res.Stopped != engine.StoppedExecutionLength {
+			t.Errorf("%s: complete %v, stopped %q; want incomplete, %q", mode.name, res.Complete, res.Stopped, engine.StoppedExecutionLength)
+		}
+	}
+}

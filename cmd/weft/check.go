@@ -229,6 +229,8 @@ func stoppedWords(s string) string {
 		return "cancelled"
 	case "max-executions":
 		return "the execution budget ran out"
+	case engine.StoppedExecutionLength:
+		return "an execution grew past four times the step bound; sdpor bounds whole executions instead"
 	}
 	return s
 }
