@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"weft/analysis"
 	"weft/engine"
@@ -29,11 +30,18 @@ func FuzzExplore(f *testing.F) {
 			return
 		}
 		for _, algo := range engine.Algorithms {
-			res, err := engine.Explore(context.Background(), ld.Exec, engine.Options{
+			// With these budgets no input needs a minute: running out of
+			// it is a hang (a runaway exploration), not slowness.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			res, err := engine.Explore(ctx, ld.Exec, engine.Options{
 				Algorithm: algo, MaxExecutions: 30, MaxSteps: 300, LocalBudget: 20000,
 			})
+			cancel()
 			if err != nil {
 				t.Fatalf("%s: %v", algo, err)
+			}
+			if res.Stopped == "timeout" {
+				t.Fatalf("%s: still exploring after a minute with budgets of 30 executions of 300 steps", algo)
 			}
 			for _, b := range res.Bugs {
 				if err := engine.Reproduce(ld.Exec, b); err != nil {
