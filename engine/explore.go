@@ -598,6 +598,22 @@ func (x *explorer) enter(d int) bool {
 	}
 	if x.opts.Algorithm == SDPOR {
 		if first < 0 {
+			// Sleep-set blocked. This prefix still stands for maximal
+			// executions (the sleeping steps run on to their end), and
+			// in them a lock blocked here either stays blocked or, if
+			// a sleeping step frees its mutex, can run right after
+			// that unlock: either way it races with the last lock of
+			// its mutex, a race to reverse as at any other end
+			// (addBlockedRaces). The execution explored earlier that
+			// covers those maximal executions does not reverse it for
+			// this prefix: it has the race after another prefix, so
+			// it adds backtracking under that one. (The random
+			// programs found it: t1 locks m1 then m0, t2 m0 then m1,
+			// t0 is asleep; under t1's first step, the deadlock of
+			// t2's lock(m0) after t1's lock(m1) is sleep-set blocked,
+			// and its race of t2's lock(m1) with t1's is the only one
+			// that lets t2 take both mutexes before t1 takes m1.)
+			x.addBlockedRaces(int32(d))
 			x.stats.SSB++
 			return true
 		}
