@@ -126,7 +126,7 @@ func (c *checker) stmt(s grammar.Stmt) {
 		c.forbidInAtomic(s, word)
 		t, _ := c.expr(s.Mutex)
 		if t != nil && t != Mutex {
-			c.errorf(s.Mutex, CodeNotAMutex, "%s needs a mutex; %s has type %s", word, exprString(s.Mutex), t)
+			c.errorf(s.Mutex, CodeNotAMutex, "%s needs a mutex; %s has type %s", word, ExprString(s.Mutex), t)
 		}
 	case *grammar.SpawnStmt:
 		c.spawnCall(s.Call)
@@ -134,7 +134,7 @@ func (c *checker) stmt(s grammar.Stmt) {
 		c.forbidInAtomic(s, "join")
 		t, _ := c.valueExpr(s.Thread)
 		if t != nil && t != Tid {
-			c.errorf(s.Thread, CodeNotATid, "join needs a thread (tid); %s has type %s", exprString(s.Thread), t)
+			c.errorf(s.Thread, CodeNotATid, "join needs a thread (tid); %s has type %s", ExprString(s.Thread), t)
 		}
 	case *grammar.ReturnStmt:
 		c.forbidInAtomic(s, "return")
@@ -180,7 +180,7 @@ func (c *checker) stmt(s grammar.Stmt) {
 			return
 		}
 		c.expr(s.X)
-		c.errorf(s, CodeNotAStatement, "%s is not a statement (only spawn can stand alone)", exprString(s.X))
+		c.errorf(s, CodeNotAStatement, "%s is not a statement (only spawn can stand alone)", ExprString(s.X))
 	}
 }
 
@@ -256,7 +256,7 @@ func (c *checker) assign(s *grammar.AssignStmt) {
 		if s.Op != grammar.ASSIGN {
 			c.errorf(sp, CodeSpawnMisplaced, "spawn cannot be used with %s", s.Op)
 		} else if lt != nil && lt != Tid {
-			c.errorf(sp, CodeSpawnMisplaced, "spawn gives a tid, but %s has type %s", exprString(s.LHS), lt)
+			c.errorf(sp, CodeSpawnMisplaced, "spawn gives a tid, but %s has type %s", ExprString(s.LHS), lt)
 		}
 		c.spawnCall(sp)
 		return
@@ -265,7 +265,7 @@ func (c *checker) assign(s *grammar.AssignStmt) {
 	switch s.Op {
 	case grammar.ASSIGN:
 		if lt != nil && rt != nil && !Identical(lt, rt) {
-			c.errorf(s.RHS, CodeTypeMismatch, "cannot assign a value of type %s to %s of type %s", rt, exprString(s.LHS), lt)
+			c.errorf(s.RHS, CodeTypeMismatch, "cannot assign a value of type %s to %s of type %s", rt, ExprString(s.LHS), lt)
 		}
 	case grammar.ADD_ASSIGN, grammar.SUB_ASSIGN:
 		if lt != nil && lt != Int {
@@ -282,11 +282,11 @@ func (c *checker) assignTarget(e grammar.Expr) Type {
 	t := c.lvalue(e)
 	switch t := t.(type) {
 	case *Array:
-		c.errorf(e, CodeNotAssignable, "cannot assign to %s as a whole: it is an array of type %s", exprString(e), t)
+		c.errorf(e, CodeNotAssignable, "cannot assign to %s as a whole: it is an array of type %s", ExprString(e), t)
 		return nil
 	case Basic:
 		if t == Mutex {
-			c.errorf(e, CodeNotAssignable, "cannot assign to mutex %s; use lock and unlock", exprString(e))
+			c.errorf(e, CodeNotAssignable, "cannot assign to mutex %s; use lock and unlock", ExprString(e))
 			return nil
 		}
 	}
@@ -319,7 +319,7 @@ func (c *checker) lvalue(e grammar.Expr) Type {
 		return nil
 	}
 	c.expr(e)
-	c.errorf(e, CodeNotAssignable, "cannot assign to %s", exprString(e))
+	c.errorf(e, CodeNotAssignable, "cannot assign to %s", ExprString(e))
 	return nil
 }
 

@@ -31,7 +31,7 @@ func (c *checker) record(e grammar.Expr, t Type, v Value) {
 func (c *checker) valueExpr(e grammar.Expr) (Type, Value) {
 	t, v := c.expr(e)
 	if t == Mutex {
-		c.errorf(e, CodeNotAValue, "mutex %s is not a value; it can only be locked and unlocked", exprString(e))
+		c.errorf(e, CodeNotAValue, "mutex %s is not a value; it can only be locked and unlocked", ExprString(e))
 		return nil, badValue
 	}
 	return t, v
@@ -317,7 +317,7 @@ func (c *checker) indexExpr(e *grammar.IndexExpr, lhs bool) Type {
 	}
 	at, ok := bt.(*Array)
 	if !ok {
-		c.errorf(e, CodeNotAnArray, "cannot index %s: it has type %s, not an array", exprString(e.X), bt)
+		c.errorf(e, CodeNotAnArray, "cannot index %s: it has type %s, not an array", ExprString(e.X), bt)
 		return nil
 	}
 	if iv.IsInt() {
@@ -332,7 +332,7 @@ func (c *checker) indexExpr(e *grammar.IndexExpr, lhs bool) Type {
 			}
 		} else if iv.n < 0 || iv.n >= at.Len {
 			c.report(e.Index, c.runtimeSeverity(), CodeIndexOutOfRange, c.faultMessage(
-				"index "+strconv.FormatInt(iv.n, 10)+" is out of range for "+exprString(e.X)+" of type "+at.String()))
+				"index "+strconv.FormatInt(iv.n, 10)+" is out of range for "+ExprString(e.X)+" of type "+at.String()))
 		}
 	}
 	c.record(e, at.Elem, Value{})
@@ -371,8 +371,9 @@ func parseInt(raw string) (int64, bool) {
 	return int64(u), true
 }
 
-// exprString renders an expression briefly, for messages.
-func exprString(e grammar.Expr) string {
+// ExprString renders an expression briefly, for messages (at most 40
+// characters).
+func ExprString(e grammar.Expr) string {
 	var b strings.Builder
 	writeExpr(&b, e)
 	s := b.String()

@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 )
 
 // load parses, checks and lowers a model, failing the test on any error.
 func load(t testing.TB, name, src string) *engine.Program {
 	t.Helper()
-	ld := analysis.Load(name, []byte(src))
+	ld := lower.Load(name, []byte(src))
 	for _, d := range ld.Diagnostics {
 		if d.Severity == 1 {
 			t.Fatalf("%s: %s\n%s", name, d, src)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weft/engine/ir"
 
 	"weft/source"
 )
@@ -704,14 +705,14 @@ func (x *explorer) describePending(t int32) string {
 	th := x.m.Threads[t]
 	in := th.Body.Code[th.PC]
 	switch in.Op {
-	case OpLock:
+	case ir.OpLock:
 		loc := th.Frame[in.B]
 		s := "lock(" + x.prog.Locations[loc].Name + ")"
 		if o := x.m.Mem[loc]; o > 0 {
 			s += " held by " + x.m.Threads[o-1].Name
 		}
 		return s
-	case OpJoin:
+	case ir.OpJoin:
 		tid := th.Frame[in.B]
 		if tid > 0 && int(tid) <= len(x.m.Threads) {
 			return "join " + x.m.Threads[tid-1].Name

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 )
 
@@ -25,7 +25,7 @@ func FuzzExplore(f *testing.F) {
 	}
 	f.Add([]byte(fig1(2)))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		ld := analysis.Load("fuzz.weft", src)
+		ld := lower.Load("fuzz.weft", src)
 		if ld.Exec == nil {
 			return
 		}

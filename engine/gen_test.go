@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"strings"
 
-	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 )
 
@@ -86,7 +86,7 @@ func fitsDFS(src string, spin bool) bool {
 
 // tryLoad is load without a test: ok is false if src has an error.
 func tryLoad(src string) (*engine.Program, bool) {
-	ld := analysis.Load("generated", []byte(src))
+	ld := lower.Load("generated", []byte(src))
 	for _, d := range ld.Diagnostics {
 		if d.Severity == 1 {
 			return nil, false

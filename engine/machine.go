@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"weft/engine/ir"
 )
 
 // ThreadStatus is what a thread is doing between steps.
@@ -69,13 +70,6 @@ type Thread struct {
 	Name       string
 	Steps      int32 // visible steps executed so far
 	spawned    int32 // threads this thread has spawned
-}
-
-// Access is one shared-memory access of a step.
-type Access struct {
-	Loc   int32
-	Write bool
-	Value int64 // the value read or written
 }
 
 // EventKind is the kind of a visible step.
@@ -236,10 +230,10 @@ func (m *Machine) Enabled(t int) bool {
 	}
 	in := th.Body.Code[th.PC]
 	switch in.Op {
-	case OpLock:
+	case ir.OpLock:
 		owner := m.Mem[th.Frame[in.B]]
 		return owner == 0 || owner == int64(t)+1 // re-locking is a runtime error, which is a step
-	case OpJoin:
+	case ir.OpJoin:
 		tid := th.Frame[in.B]
 		if tid <= 0 || tid > int64(len(m.Threads)) || tid == int64(t)+1 {
 			return tid != int64(t)+1 // an invalid tid is a runtime error; joining oneself blocks forever
@@ -258,19 +252,19 @@ func (m *Machine) Peek(t int) (EventKind, int32) {
 	}
 	in := th.Body.Code[th.PC]
 	switch in.Op {
-	case OpLoad:
+	case ir.OpLoad:
 		return EvRead, int32(th.Frame[in.B])
-	case OpStore:
+	case ir.OpStore:
 		return EvWrite, int32(th.Frame[in.B])
-	case OpLock:
+	case ir.OpLock:
 		return EvLock, int32(th.Frame[in.B])
-	case OpUnlock:
+	case ir.OpUnlock:
 		return EvUnlock, int32(th.Frame[in.B])
-	case OpSpawn:
+	case ir.OpSpawn:
 		return EvSpawn, -1
-	case OpJoin:
+	case ir.OpJoin:
 		return EvJoin, int32(th.Frame[in.B] - 1)
-	case OpAtomic:
+	case ir.OpAtomic:
 		return EvAtomic, -1
 	}
 	return EvStop, -1
@@ -303,13 +297,13 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	in := th.Body.Code[th.PC]
 	ok := true
 	switch in.Op {
-	case OpLoad, OpStore:
+	case ir.OpLoad, ir.OpStore:
 		a := m.loadStore(th, in)
 		ev.Kind, ev.Loc, ev.Value = EvRead, a.Loc, a.Value
 		if a.Write {
 			ev.Kind = EvWrite
 		}
-	case OpLock:
+	case ir.OpLock:
 		loc := th.Frame[in.B]
 		ev.Kind, ev.Loc = EvLock, int32(loc)
 		if m.Mem[loc] == int64(t)+1 {
@@ -318,7 +312,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 		} else {
 			m.write(int32(loc), int64(t)+1)
 		}
-	case OpUnlock:
+	case ir.OpUnlock:
 		loc := th.Frame[in.B]
 		ev.Kind, ev.Loc = EvUnlock, int32(loc)
 		if m.Mem[loc] != int64(t)+1 {
@@ -331,21 +325,21 @@ func (m *Machine) Step(t int, ev *Event) bool {
 		} else {
 			m.write(int32(loc), 0)
 		}
-	case OpSpawn:
+	case ir.OpSpawn:
 		child := m.spawn(int32(t), in)
 		rec.newChild = true
 		rec.procCnt = in.C
 		ev.Kind, ev.Loc = EvSpawn, child
 		th.Frame[in.A] = int64(child) + 1
 		ev.Value = int64(child) + 1
-	case OpJoin:
+	case ir.OpJoin:
 		tid := th.Frame[in.B]
 		ev.Kind, ev.Loc = EvJoin, int32(tid-1)
 		if tid <= 0 || tid > int64(len(m.Threads)) {
 			ev.Stop, ev.Message = StopRuntimeError, "join of an invalid thread handle ("+strconv.FormatInt(tid, 10)+")"
 			ok = false
 		}
-	case OpAtomic:
+	case ir.OpAtomic:
 		ev.Kind = EvAtomic
 		ev.Acc = accBuf
 		ok = m.runAtomic(th, ev)
@@ -356,7 +350,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	if !ok {
 		return false
 	}
-	if in.Op != OpAtomic {
+	if in.Op != ir.OpAtomic {
 		th.PC++
 	}
 	m.runLocal(int32(t))
@@ -376,7 +370,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 	for len(tail) < maxTail && th.Status == Ready && (m.TailBound <= 0 || m.total < m.TailBound) {
 		in := th.Body.Code[th.PC]
-		if in.Op != OpLoad && in.Op != OpStore {
+		if in.Op != ir.OpLoad && in.Op != ir.OpStore {
 			break
 		}
 		if m.Prog.Locations[th.Frame[in.B]].Atomic {
@@ -391,10 +385,10 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 	return tail
 }
 
-// loadStore performs the read (OpLoad) or write (OpStore) in of thread
+// loadStore performs the read (ir.OpLoad) or write (ir.OpStore) in of thread
 // th and returns it.
 func (m *Machine) loadStore(th *Thread, in Instr) Access {
-	a := Access{Loc: int32(th.Frame[in.B]), Write: in.Op == OpStore}
+	a := Access{Loc: int32(th.Frame[in.B]), Write: in.Op == ir.OpStore}
 	if a.Write {
 		a.Value = th.Frame[in.A]
 		m.write(a.Loc, a.Value)
@@ -410,7 +404,7 @@ func (m *Machine) write(loc int32, v int64) {
 	m.Mem[loc] = v
 }
 
-// spawn creates the thread of an OpSpawn and runs it to its first visible
+// spawn creates the thread of an ir.OpSpawn and runs it to its first visible
 // step. It returns the new thread's index.
 func (m *Machine) spawn(parent int32, in Instr) int32 {
 	pt := m.Threads[parent]
@@ -469,8 +463,8 @@ func (m *Machine) UndoTo(depth int) {
 	}
 }
 
-// runAtomic executes an atomic block from the thread's pc (an OpAtomic)
-// to the OpAtomicEnd that leaves it, recording every shared access in
+// runAtomic executes an atomic block from the thread's pc (an ir.OpAtomic)
+// to the ir.OpAtomicEnd that leaves it, recording every shared access in
 // ev.Acc, and leaves the thread at the instruction the block continues
 // with. It returns false if the block stopped the execution.
 func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
@@ -481,19 +475,19 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 	for {
 		in := code[th.PC]
 		switch in.Op {
-		case OpLoad:
+		case ir.OpLoad:
 			loc := frame[in.B]
 			v := m.Mem[loc]
 			frame[in.A] = v
 			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Value: v})
 			th.PC++
-		case OpStore:
+		case ir.OpStore:
 			loc := frame[in.B]
 			v := frame[in.A]
 			m.write(int32(loc), v)
 			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Write: true, Value: v})
 			th.PC++
-		case OpAtomicEnd:
+		case ir.OpAtomicEnd:
 			th.PC = in.A
 			return true
 		default:
@@ -501,7 +495,7 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
 				return false
 			}
-			if op := code[th.PC].Op; op != OpLoad && op != OpStore && op != OpAtomicEnd {
+			if op := code[th.PC].Op; op != ir.OpLoad && op != ir.OpStore && op != ir.OpAtomicEnd {
 				panic(fmt.Sprintf("engine: %s inside an atomic block of %s (pc %d)", op, th.Name, th.PC))
 			}
 		}
@@ -559,11 +553,11 @@ func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 			th.Status = Ready
 			return
 		}
-		if op == OpEnd {
+		if op == ir.OpEnd {
 			th.Status = Finished
 			return
 		}
-		if op == OpAtomicEnd { // only reachable through a lowering bug; keep going
+		if op == ir.OpAtomicEnd { // only reachable through a lowering bug; keep going
 			th.PC = th.Body.Code[th.PC].A
 			continue
 		}
@@ -615,7 +609,7 @@ func equalWords(a, b []int64) bool {
 }
 
 // exec runs local instructions of th from its pc until a visible
-// instruction, OpEnd, or OpAtomicEnd is reached (it executes at least one
+// instruction, ir.OpEnd, or ir.OpAtomicEnd is reached (it executes at least one
 // instruction). It returns true if the thread failed, with th.fail set.
 func (m *Machine) exec(th *Thread, budget *int) bool {
 	code := th.Body.Code
@@ -632,101 +626,101 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 		n--
 		in := code[pc]
 		switch in.Op {
-		case OpNop:
-		case OpMov:
+		case ir.OpNop:
+		case ir.OpMov:
 			f[in.A] = f[in.B]
-		case OpAdd:
+		case ir.OpAdd:
 			a, b := f[in.B], f[in.C]
 			r := a + b
 			if (r > a) != (b > 0) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" + "+strconv.FormatInt(b, 10))
 			}
 			f[in.A] = r
-		case OpSub:
+		case ir.OpSub:
 			a, b := f[in.B], f[in.C]
 			r := a - b
 			if (r < a) != (b > 0) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" - "+strconv.FormatInt(b, 10))
 			}
 			f[in.A] = r
-		case OpMul:
+		case ir.OpMul:
 			a, b := f[in.B], f[in.C]
 			r := a * b
 			if a != 0 && (r/a != b || (a == -1 && b == math.MinInt64)) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" * "+strconv.FormatInt(b, 10))
 			}
 			f[in.A] = r
-		case OpDiv, OpMod:
+		case ir.OpDiv, ir.OpMod:
 			a, b := f[in.B], f[in.C]
 			if b == 0 {
 				what := "division by zero"
-				if in.Op == OpMod {
+				if in.Op == ir.OpMod {
 					what = "modulo by zero"
 				}
 				return m.fail(th, pc, n, budget, StopRuntimeError, what)
 			}
 			if a == math.MinInt64 && b == -1 {
-				if in.Op == OpDiv {
+				if in.Op == ir.OpDiv {
 					return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" / -1")
 				}
 				f[in.A] = 0
-			} else if in.Op == OpDiv {
+			} else if in.Op == ir.OpDiv {
 				f[in.A] = a / b
 			} else {
 				f[in.A] = a % b
 			}
-		case OpNeg:
+		case ir.OpNeg:
 			a := f[in.B]
 			if a == math.MinInt64 {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in -("+strconv.FormatInt(a, 10)+")")
 			}
 			f[in.A] = -a
-		case OpNot:
+		case ir.OpNot:
 			f[in.A] = 1 - f[in.B]
-		case OpEq:
+		case ir.OpEq:
 			f[in.A] = b2i(f[in.B] == f[in.C])
-		case OpNe:
+		case ir.OpNe:
 			f[in.A] = b2i(f[in.B] != f[in.C])
-		case OpLt:
+		case ir.OpLt:
 			f[in.A] = b2i(f[in.B] < f[in.C])
-		case OpLe:
+		case ir.OpLe:
 			f[in.A] = b2i(f[in.B] <= f[in.C])
-		case OpAddI:
+		case ir.OpAddI:
 			f[in.A] = f[in.B] + int64(in.C)
-		case OpMulI:
+		case ir.OpMulI:
 			f[in.A] = f[in.B] * int64(in.C)
-		case OpJmp:
+		case ir.OpJmp:
 			pc = in.A
 			continue
-		case OpJz:
+		case ir.OpJz:
 			if f[in.B] == 0 {
 				pc = in.A
 				continue
 			}
-		case OpJnz:
+		case ir.OpJnz:
 			if f[in.B] != 0 {
 				pc = in.A
 				continue
 			}
-		case OpJge:
+		case ir.OpJge:
 			if f[in.B] >= f[in.C] {
 				pc = in.A
 				continue
 			}
-		case OpJlt:
+		case ir.OpJlt:
 			if f[in.B] < f[in.C] {
 				pc = in.A
 				continue
 			}
-		case OpCheck:
+		case ir.OpCheck:
 			if i := f[in.B]; i < 0 || i >= int64(in.C) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "index "+strconv.FormatInt(i, 10)+" out of range [0, "+strconv.Itoa(int(in.C))+")")
 			}
-		case OpLdx:
+		case ir.OpLdx:
 			f[in.A] = f[int64(in.C)+f[in.B]]
-		case OpStx:
+		case ir.OpStx:
 			f[int64(in.C)+f[in.B]] = f[in.A]
-		case OpAssert:
+		case ir.OpAssert:
 			if f[in.B] == 0 {
 				msg := "assertion failed"
 				if in.C >= 0 {
@@ -734,12 +728,12 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 				}
 				return m.fail(th, pc, n, budget, StopAssertion, msg)
 			}
-		case OpAssume:
+		case ir.OpAssume:
 			if f[in.B] == 0 {
 				return m.fail(th, pc, n, budget, StopAssume, "assumption does not hold")
 			}
 		default:
-			// Visible instruction, OpEnd or OpAtomicEnd: stop here.
+			// Visible instruction, ir.OpEnd or ir.OpAtomicEnd: stop here.
 			th.PC = pc
 			*budget = n
 			return false

@@ -47,6 +47,7 @@ import (
 	"testing"
 
 	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 	"weft/grammar"
 )
@@ -208,7 +209,7 @@ func TestExpectedOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			prog, err := analysis.Lower(analysis.Check(file))
+			prog, err := lower.Lower(analysis.Check(file))
 			if err != nil {
 				t.Fatalf("lowering %s: %v", name, err)
 			}

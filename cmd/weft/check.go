@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 	"weft/source"
 )
@@ -124,7 +124,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "weft check:", err)
 		return exitUsage
 	}
-	ld := analysis.Load(path, src)
+	ld := lower.Load(path, src)
 	if source.HasErrors(ld.Diagnostics) || ld.Exec == nil {
 		if f.json {
 			writeJSON(stdout, checkJSON{File: path, Algorithm: f.algo, K: f.k, Diagnostics: diagnosticsJSON(ld.Diagnostics), Bugs: []bugJSON{}})

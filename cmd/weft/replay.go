@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"weft/analysis"
+	"weft/analysis/lower"
 	"weft/engine"
 	"weft/source"
 )
@@ -35,7 +35,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "weft replay:", err)
 		return exitUsage
 	}
-	ld := analysis.Load(path, src)
+	ld := lower.Load(path, src)
 	if ld.Exec == nil {
 		printDiagnostics(stderr, path, ld.Diagnostics)
 		return exitUsage

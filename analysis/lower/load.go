@@ -1,9 +1,10 @@
-package analysis
+package lower
 
 import (
 	"sort"
 
-	"weft/engine"
+	"weft/analysis"
+	"weft/engine/ir"
 	"weft/grammar"
 	"weft/source"
 )
@@ -12,8 +13,8 @@ import (
 // succeeded: parsed, checked, and (when free of errors) lowered.
 type Loaded struct {
 	File        *grammar.File
-	Program     *Program
-	Exec        *engine.Program // nil when Diagnostics has errors
+	Program     *analysis.Program
+	Exec        *ir.Program // nil when Diagnostics has errors
 	Diagnostics []source.Diagnostic
 }
 
@@ -22,7 +23,7 @@ type Loaded struct {
 // lowered only when none of them is an error.
 func Load(filename string, src []byte) *Loaded {
 	file, diags := grammar.ParseFile(filename, src)
-	prog := Check(file)
+	prog := analysis.Check(file)
 	diags = append(diags, prog.Diagnostics...)
 	sort.SliceStable(diags, func(i, j int) bool {
 		return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset

@@ -1,24 +1,25 @@
-package analysis
+package lower
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
-	"weft/engine"
+	"weft/analysis"
+	"weft/engine/ir"
 	"weft/grammar"
 	"weft/source"
 )
 
 // Lower turns a checked program without errors into the engine's
 // executable form. Each thread declaration and each proc becomes one
-// engine.Body; a thread array's instances share their body and receive
+// ir.Body; a thread array's instances share their body and receive
 // their index as an argument.
 //
 // Frame layout of a body: the analysis's slots [0, FrameSize) (a proc's
 // parameters first), then the thread index (thread arrays only), then
 // temporaries, then constants.
-func Lower(p *Program) (prog *engine.Program, err error) {
+func Lower(p *analysis.Program) (prog *ir.Program, err error) {
 	if p.HasErrors() {
 		return nil, fmt.Errorf("lower: the program has errors")
 	}
@@ -29,7 +30,7 @@ func Lower(p *Program) (prog *engine.Program, err error) {
 			prog, err = nil, fmt.Errorf("lower: internal error: %v", r)
 		}
 	}()
-	l := &lowerer{p: p, out: &engine.Program{}, tids: make(map[*Object]int64)}
+	l := &lowerer{p: p, out: &ir.Program{}, tids: make(map[*analysis.Object]int64)}
 	l.layoutShared()
 	// Thread handles of declared threads: instance order, from 1.
 	for i, inst := range p.Threads {
@@ -37,12 +38,12 @@ func Lower(p *Program) (prog *engine.Program, err error) {
 			l.tids[inst.Object] = int64(i) + 1
 		}
 	}
-	procIndex := make(map[*Object]int32)
+	procIndex := make(map[*analysis.Object]int32)
 	for i, pr := range p.Procs {
 		procIndex[pr] = int32(i)
 	}
 	l.procIndex = procIndex
-	bodyOf := make(map[*Object]int)
+	bodyOf := make(map[*analysis.Object]int)
 	for _, t := range p.ThreadObjects {
 		if len(t.Instances) == 0 {
 			continue
@@ -55,7 +56,7 @@ func Lower(p *Program) (prog *engine.Program, err error) {
 		l.out.Bodies = append(l.out.Bodies, l.body(pr))
 	}
 	for _, inst := range p.Threads {
-		spec := engine.ThreadSpec{Name: inst.Name, Body: bodyOf[inst.Object]}
+		spec := ir.ThreadSpec{Name: inst.Name, Body: bodyOf[inst.Object]}
 		if inst.Object.IsArray {
 			spec.Args = []int64{inst.Index}
 		}
@@ -68,14 +69,14 @@ func Lower(p *Program) (prog *engine.Program, err error) {
 }
 
 type lowerer struct {
-	p         *Program
-	out       *engine.Program
-	tids      map[*Object]int64 // first tid of each declared thread (array)
-	procIndex map[*Object]int32
+	p         *analysis.Program
+	out       *ir.Program
+	tids      map[*analysis.Object]int64 // first tid of each declared thread (array)
+	procIndex map[*analysis.Object]int32
 
 	// Per body.
-	owner     *Object
-	b         *engine.Body
+	owner     *analysis.Object
+	b         *ir.Body
 	indexSlot int32 // slot of the thread index, or -1
 	tempBase  int32
 	temp      int32 // next free temporary (relative to tempBase)
@@ -85,9 +86,9 @@ type lowerer struct {
 	rng       source.Range // range given to emitted instructions
 	loops     []loopCtx
 	inAtomic  bool
-	atomic    *engine.AtomicFootprint // the block being lowered
-	atomicPC  int                     // its OpAtomic
-	endJumps  []int                   // pcs of jumps to the end (return)
+	atomic    *ir.AtomicFootprint // the block being lowered
+	atomicPC  int                 // its OpAtomic
+	endJumps  []int               // pcs of jumps to the end (return)
 }
 
 type loopCtx struct {
@@ -106,32 +107,32 @@ const (
 func (l *lowerer) layoutShared() {
 	out := l.out
 	out.Init = make([]int64, l.p.SharedSize)
-	out.Locations = make([]engine.Location, l.p.SharedSize)
+	out.Locations = make([]ir.Location, l.p.SharedSize)
 	for vi, v := range l.p.Shared {
 		if v.Offset < 0 {
 			continue
 		}
 		copy(out.Init[v.Offset:], v.Init)
 		dims := dimsOf(v.Type)
-		sv := engine.SharedVar{Name: v.Name, Offset: v.Offset, Size: int(SizeOf(v.Type)), Dims: dims}
+		sv := ir.SharedVar{Name: v.Name, Offset: v.Offset, Size: int(analysis.SizeOf(v.Type)), Dims: dims}
 		if v.Ident != nil {
 			sv.Range = grammar.Range(v.Ident)
 		}
 		out.Vars = append(out.Vars, sv)
-		scalar := ScalarOf(v.Type)
+		scalar := analysis.ScalarOf(v.Type)
 		for k := 0; k < sv.Size; k++ {
-			out.Locations[v.Offset+k] = engine.Location{
+			out.Locations[v.Offset+k] = ir.Location{
 				Name: v.Name + indexSuffix(dims, k), Var: vi, Atomic: v.Atomic,
-				Mutex: scalar == Mutex, Bool: scalar == Bool, Tid: scalar == Tid,
+				Mutex: scalar == analysis.Mutex, Bool: scalar == analysis.Bool, Tid: scalar == analysis.Tid,
 			}
 		}
 	}
 }
 
-func dimsOf(t Type) []int {
+func dimsOf(t analysis.Type) []int {
 	var dims []int
 	for {
-		a, ok := t.(*Array)
+		a, ok := t.(*analysis.Array)
 		if !ok {
 			return dims
 		}
@@ -160,9 +161,9 @@ func indexSuffix(dims []int, k int) string {
 }
 
 // body lowers the body of a thread (array) or proc.
-func (l *lowerer) body(owner *Object) *engine.Body {
+func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 	l.owner = owner
-	l.b = &engine.Body{Name: owner.Name}
+	l.b = &ir.Body{Name: owner.Name}
 	l.indexSlot = -1
 	l.temp, l.maxTemp = 0, 0
 	l.consts = make(map[int64]int32)
@@ -170,13 +171,13 @@ func (l *lowerer) body(owner *Object) *engine.Body {
 	l.loops = l.loops[:0]
 	l.endJumps = l.endJumps[:0]
 	frame := int32(owner.FrameSize)
-	if owner.Kind == Thread && owner.IsArray {
+	if owner.Kind == analysis.Thread && owner.IsArray {
 		l.indexSlot = frame
 		frame++
 		l.b.NumParams = 1
 		l.b.ArgSlot = int(l.indexSlot)
 	}
-	if owner.Kind == Proc {
+	if owner.Kind == analysis.Proc {
 		l.b.NumParams = len(owner.Params)
 	}
 	l.tempBase = frame
@@ -192,7 +193,7 @@ func (l *lowerer) body(owner *Object) *engine.Body {
 			l.rng = source.Range{Start: p, End: source.Pos{Offset: p.Offset + 1, Line: p.Line, Col: p.Col + 1}}
 		}
 	}
-	l.emit(engine.OpEnd, 0, 0, 0)
+	l.emit(ir.OpEnd, 0, 0, 0)
 	for _, pc := range l.endJumps {
 		l.b.Code[pc].A = int32(end)
 	}
@@ -212,17 +213,17 @@ func (l *lowerer) body(owner *Object) *engine.Body {
 	for i := range l.b.Code {
 		in := &l.b.Code[i]
 		switch in.Op {
-		case engine.OpMov, engine.OpNeg, engine.OpNot, engine.OpAddI, engine.OpMulI, engine.OpLoad, engine.OpStore:
+		case ir.OpMov, ir.OpNeg, ir.OpNot, ir.OpAddI, ir.OpMulI, ir.OpLoad, ir.OpStore:
 			in.A, in.B = fix(in.A), fix(in.B)
-		case engine.OpAdd, engine.OpSub, engine.OpMul, engine.OpDiv, engine.OpMod,
-			engine.OpEq, engine.OpNe, engine.OpLt, engine.OpLe, engine.OpLdx, engine.OpStx:
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpMod,
+			ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpLdx, ir.OpStx:
 			in.A, in.B, in.C = fix(in.A), fix(in.B), fix(in.C)
-		case engine.OpJz, engine.OpJnz, engine.OpCheck, engine.OpAssert, engine.OpAssume,
-			engine.OpLock, engine.OpUnlock, engine.OpJoin:
+		case ir.OpJz, ir.OpJnz, ir.OpCheck, ir.OpAssert, ir.OpAssume,
+			ir.OpLock, ir.OpUnlock, ir.OpJoin:
 			in.B = fix(in.B)
-		case engine.OpJge, engine.OpJlt:
+		case ir.OpJge, ir.OpJlt:
 			in.B, in.C = fix(in.B), fix(in.C)
-		case engine.OpSpawn:
+		case ir.OpSpawn:
 			in.A, in.B = fix(in.A), fix(in.B)
 		}
 	}
@@ -231,18 +232,18 @@ func (l *lowerer) body(owner *Object) *engine.Body {
 }
 
 // localsOf names the frame slots of a body's variables, for display.
-func (l *lowerer) localsOf(owner *Object) []engine.LocalVar {
-	var out []engine.LocalVar
-	seen := make(map[*Object]bool)
+func (l *lowerer) localsOf(owner *analysis.Object) []ir.LocalVar {
+	var out []ir.LocalVar
+	seen := make(map[*analysis.Object]bool)
 	for id, obj := range l.p.Uses {
 		if obj.Owner != owner || seen[obj] || obj.Slot < 0 || id != obj.Ident {
 			continue
 		}
 		seen[obj] = true
-		scalar := ScalarOf(obj.Type)
-		lv := engine.LocalVar{Name: obj.Name, Slot: obj.Slot, Size: int(SizeOf(obj.Type)), Dims: dimsOf(obj.Type),
-			Bool: scalar == Bool, Tid: scalar == Tid}
-		if obj.Kind == LoopVar {
+		scalar := analysis.ScalarOf(obj.Type)
+		lv := ir.LocalVar{Name: obj.Name, Slot: obj.Slot, Size: int(analysis.SizeOf(obj.Type)), Dims: dimsOf(obj.Type),
+			Bool: scalar == analysis.Bool, Tid: scalar == analysis.Tid}
+		if obj.Kind == analysis.LoopVar {
 			lv.Size = 1
 		}
 		if obj.Decl != nil {
@@ -254,7 +255,7 @@ func (l *lowerer) localsOf(owner *Object) []engine.LocalVar {
 	return out
 }
 
-func sortLocals(ls []engine.LocalVar) {
+func sortLocals(ls []ir.LocalVar) {
 	for i := 1; i < len(ls); i++ {
 		for j := i; j > 0 && (ls[j].Scope.Start.Offset < ls[j-1].Scope.Start.Offset); j-- {
 			ls[j], ls[j-1] = ls[j-1], ls[j]
@@ -262,14 +263,14 @@ func sortLocals(ls []engine.LocalVar) {
 	}
 }
 
-func (l *lowerer) emit(op engine.Op, a, b, c int32) int {
+func (l *lowerer) emit(op ir.Op, a, b, c int32) int {
 	if l.inAtomic {
 		switch op {
-		case engine.OpJmp, engine.OpJz, engine.OpJnz, engine.OpJge, engine.OpJlt, engine.OpAtomicEnd:
+		case ir.OpJmp, ir.OpJz, ir.OpJnz, ir.OpJge, ir.OpJlt, ir.OpAtomicEnd:
 			l.atomic.Stable = false // what it accesses may depend on what it reads
 		}
 	}
-	l.b.Code = append(l.b.Code, engine.Instr{Op: op, A: a, B: b, C: c})
+	l.b.Code = append(l.b.Code, ir.Instr{Op: op, A: a, B: b, C: c})
 	l.b.Ranges = append(l.b.Ranges, l.rng)
 	return len(l.b.Code) - 1
 }
@@ -318,26 +319,26 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		target := l.lvalue(s.X)
 		old := l.load(target)
 		res := l.newTemp()
-		op := engine.OpAdd
+		op := ir.OpAdd
 		if s.Op == grammar.DEC {
-			op = engine.OpSub
+			op = ir.OpSub
 		}
 		l.emit(op, res, old, l.constant(1))
 		l.store(target, res)
 	case *grammar.LockStmt:
 		mutex := l.lvalue(s.Mutex)
-		op := engine.OpLock
+		op := ir.OpLock
 		if s.Unlock {
-			op = engine.OpUnlock
+			op = ir.OpUnlock
 		}
 		l.emit(op, 0, mutex.addr, 0)
 	case *grammar.SpawnStmt:
 		l.spawn(s.Call, l.newTemp())
 	case *grammar.JoinStmt:
 		t := l.expr(s.Thread)
-		l.emit(engine.OpJoin, 0, t, 0)
+		l.emit(ir.OpJoin, 0, t, 0)
 	case *grammar.ReturnStmt:
-		l.endJumps = append(l.endJumps, l.emit(engine.OpJmp, 0, 0, 0))
+		l.endJumps = append(l.endJumps, l.emit(ir.OpJmp, 0, 0, 0))
 	case *grammar.AssertStmt:
 		c := l.expr(s.Cond)
 		msg := int32(-1)
@@ -346,23 +347,23 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 			l.b.Messages = append(l.b.Messages, s.Message.Value)
 		} else {
 			msg = int32(len(l.b.Messages))
-			l.b.Messages = append(l.b.Messages, "assertion "+exprString(s.Cond)+" failed")
+			l.b.Messages = append(l.b.Messages, "assertion "+analysis.ExprString(s.Cond)+" failed")
 		}
-		l.emit(engine.OpAssert, 0, c, msg)
+		l.emit(ir.OpAssert, 0, c, msg)
 	case *grammar.AssumeStmt:
 		c := l.expr(s.Cond)
-		l.emit(engine.OpAssume, 0, c, 0)
+		l.emit(ir.OpAssume, 0, c, 0)
 	case *grammar.IfStmt:
 		l.rng = source.Range{Start: s.If, End: s.Cond.End()}
 		c := l.expr(s.Cond)
-		jz := l.emit(engine.OpJz, 0, c, 0)
+		jz := l.emit(ir.OpJz, 0, c, 0)
 		l.stmts(s.Then.Stmts)
 		if s.Else == nil {
 			l.b.Code[jz].A = l.pc()
 			return
 		}
 		l.rng = grammar.Range(s.Then)
-		jmp := l.emit(engine.OpJmp, 0, 0, 0)
+		jmp := l.emit(ir.OpJmp, 0, 0, 0)
 		l.b.Code[jz].A = l.pc()
 		l.stmt(s.Else)
 		l.b.Code[jmp].A = l.pc()
@@ -371,11 +372,11 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		l.rng = header
 		top := l.pc()
 		c := l.expr(s.Cond)
-		jz := l.emit(engine.OpJz, 0, c, 0)
+		jz := l.emit(ir.OpJz, 0, c, 0)
 		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
 		l.stmts(s.Body.Stmts)
 		l.rng = header
-		l.emit(engine.OpJmp, top, 0, 0)
+		l.emit(ir.OpJmp, top, 0, 0)
 		exit := l.pc()
 		l.b.Code[jz].A = exit
 		l.closeLoop(exit, top)
@@ -385,26 +386,26 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		v := l.p.Uses[s.Var]
 		slot, bound := int32(v.Slot), int32(v.Slot+1)
 		lo := l.expr(s.Lo)
-		l.emit(engine.OpMov, slot, lo, 0)
+		l.emit(ir.OpMov, slot, lo, 0)
 		hi := l.expr(s.Hi)
-		l.emit(engine.OpMov, bound, hi, 0)
+		l.emit(ir.OpMov, bound, hi, 0)
 		// Rotated loop: a guard on entry, the test at the bottom.
-		jge := l.emit(engine.OpJge, 0, slot, bound)
+		jge := l.emit(ir.OpJge, 0, slot, bound)
 		top := l.pc()
 		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
 		l.stmts(s.Body.Stmts)
 		l.rng = header
 		cont := l.pc()
-		l.emit(engine.OpAddI, slot, slot, 1)
-		l.emit(engine.OpJlt, top, slot, bound)
+		l.emit(ir.OpAddI, slot, slot, 1)
+		l.emit(ir.OpJlt, top, slot, bound)
 		exit := l.pc()
 		l.b.Code[jge].A = exit
 		l.closeLoop(exit, cont)
 	case *grammar.BranchStmt:
 		lp := &l.loops[len(l.loops)-1]
-		op := engine.OpJmp
+		op := ir.OpJmp
 		if l.inAtomic && !lp.atomic {
-			op = engine.OpAtomicEnd // leaves the atomic block too
+			op = ir.OpAtomicEnd // leaves the atomic block too
 		}
 		pc := l.emit(op, 0, 0, 0)
 		if s.Tok == grammar.BREAK {
@@ -413,19 +414,19 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 			lp.continues = append(lp.continues, pc)
 		}
 	case *grammar.AtomicStmt:
-		l.atomicPC = l.emit(engine.OpAtomic, 0, 0, 0)
-		l.atomic = &engine.AtomicFootprint{Stable: true}
+		l.atomicPC = l.emit(ir.OpAtomic, 0, 0, 0)
+		l.atomic = &ir.AtomicFootprint{Stable: true}
 		l.inAtomic = true
 		l.stmts(s.Body.Stmts)
 		l.inAtomic = false
 		l.rng = grammar.Range(s)
-		pc := l.emit(engine.OpAtomicEnd, 0, 0, 0)
+		pc := l.emit(ir.OpAtomicEnd, 0, 0, 0)
 		l.b.Code[pc].A = l.pc()
 		if l.atomic.Stable && addressesDependOnReads(l.b.Code[l.atomicPC+1:pc]) {
 			l.atomic.Stable = false
 		}
 		if l.b.Atomics == nil {
-			l.b.Atomics = make(map[int32]*engine.AtomicFootprint)
+			l.b.Atomics = make(map[int32]*ir.AtomicFootprint)
 		}
 		l.b.Atomics[int32(l.atomicPC)] = l.atomic
 	default:
@@ -447,12 +448,12 @@ func (l *lowerer) closeLoop(exit, cont int32) {
 func (l *lowerer) localDecl(d *grammar.VarDecl) {
 	obj := l.p.Uses[d.Name]
 	slot := int32(obj.Slot)
-	size := int32(SizeOf(obj.Type))
+	size := int32(analysis.SizeOf(obj.Type))
 	switch init := d.Init.(type) {
 	case nil:
 		zero := l.constant(0)
 		for k := int32(0); k < size; k++ {
-			l.emit(engine.OpMov, slot+k, zero, 0)
+			l.emit(ir.OpMov, slot+k, zero, 0)
 		}
 	case *grammar.SpawnExpr:
 		l.spawn(init, slot)
@@ -461,7 +462,7 @@ func (l *lowerer) localDecl(d *grammar.VarDecl) {
 		l.initList(init, &k)
 	default:
 		v := l.expr(init)
-		l.emit(engine.OpMov, slot, v, 0)
+		l.emit(ir.OpMov, slot, v, 0)
 	}
 }
 
@@ -473,7 +474,7 @@ func (l *lowerer) initList(list *grammar.InitList, k *int32) {
 		}
 		l.temp = 0
 		v := l.expr(e)
-		l.emit(engine.OpMov, *k, v, 0)
+		l.emit(ir.OpMov, *k, v, 0)
 		*k++
 	}
 }
@@ -494,9 +495,9 @@ func (l *lowerer) assign(s *grammar.AssignStmt) {
 		old := l.load(target)
 		v := l.expr(s.RHS)
 		res := l.newTemp()
-		op := engine.OpAdd
+		op := ir.OpAdd
 		if s.Op == grammar.SUB_ASSIGN {
-			op = engine.OpSub
+			op = ir.OpSub
 		}
 		l.emit(op, res, old, v)
 		l.store(target, res)
@@ -516,12 +517,12 @@ func (l *lowerer) spawn(sp *grammar.SpawnExpr, dst int32) {
 		if i == 0 {
 			first = t
 		}
-		l.emit(engine.OpMov, t, vals[i], 0)
+		l.emit(ir.OpMov, t, vals[i], 0)
 	}
 	if first < 0 {
 		first = l.newTemp()
 	}
-	l.emit(engine.OpSpawn, dst, first, l.procIndex[proc])
+	l.emit(ir.OpSpawn, dst, first, l.procIndex[proc])
 }
 
 // ---------------------------------------------------------------------------
@@ -542,7 +543,7 @@ type place struct {
 
 func (l *lowerer) lvalue(e grammar.Expr) place {
 	e = unparen(e)
-	var root *Object
+	var root *analysis.Object
 	var indices []grammar.Expr
 	for {
 		switch x := e.(type) {
@@ -565,7 +566,7 @@ func (l *lowerer) lvalue(e grammar.Expr) place {
 		indices[i], indices[j] = indices[j], indices[i]
 	}
 	off := l.offset(root.Type, indices)
-	if root.Kind == SharedVar {
+	if root.Kind == analysis.SharedVar {
 		if off < 0 {
 			at := int32(root.Offset)
 			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
@@ -575,8 +576,8 @@ func (l *lowerer) lvalue(e grammar.Expr) place {
 			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
 		}
 		a := l.newTemp()
-		l.emit(engine.OpAddI, a, off, int32(root.Offset))
-		return place{shared: true, addr: a, lo: int32(root.Offset), hi: int32(int64(root.Offset) + SizeOf(root.Type))}
+		l.emit(ir.OpAddI, a, off, int32(root.Offset))
+		return place{shared: true, addr: a, lo: int32(root.Offset), hi: int32(int64(root.Offset) + analysis.SizeOf(root.Type))}
 	}
 	return place{base: int32(root.Slot), off: off}
 }
@@ -584,7 +585,7 @@ func (l *lowerer) lvalue(e grammar.Expr) place {
 // offset emits the flat element offset of indices into an array of type t
 // and returns the slot holding it (a constant slot when every index is
 // constant), or -1 when there are no indices.
-func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
+func (l *lowerer) offset(t analysis.Type, indices []grammar.Expr) int32 {
 	if len(indices) == 0 {
 		return -1
 	}
@@ -592,29 +593,29 @@ func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
 	var accConst int64
 	allConst := true
 	for _, ix := range indices {
-		at := t.(*Array)
-		stride := SizeOf(at.Elem)
+		at := t.(*analysis.Array)
+		stride := analysis.SizeOf(at.Elem)
 		if v, ok := l.p.ConstValues[ix]; ok && v.IsInt() {
 			if v.Int() < 0 || v.Int() >= at.Len {
 				// The checker reports constant indices out of range; keep a
 				// runtime check anyway.
 				c := l.constant(v.Int())
-				l.emit(engine.OpCheck, 0, c, int32(at.Len))
+				l.emit(ir.OpCheck, 0, c, int32(at.Len))
 			}
 			accConst += v.Int() * stride
 		} else {
 			i := l.expr(ix)
-			l.emit(engine.OpCheck, 0, i, int32(at.Len))
+			l.emit(ir.OpCheck, 0, i, int32(at.Len))
 			scaled := i
 			if stride != 1 {
 				scaled = l.newTemp()
-				l.emit(engine.OpMulI, scaled, i, int32(stride))
+				l.emit(ir.OpMulI, scaled, i, int32(stride))
 			}
 			if acc < 0 {
 				acc = scaled
 			} else {
 				sum := l.newTemp()
-				l.emit(engine.OpAdd, sum, acc, scaled)
+				l.emit(ir.OpAdd, sum, acc, scaled)
 				acc = sum
 			}
 			allConst = false
@@ -626,7 +627,7 @@ func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
 	}
 	if accConst != 0 {
 		sum := l.newTemp()
-		l.emit(engine.OpAddI, sum, acc, int32(accConst))
+		l.emit(ir.OpAddI, sum, acc, int32(accConst))
 		acc = sum
 	}
 	return acc
@@ -636,10 +637,10 @@ func (l *lowerer) offset(t Type, indices []grammar.Expr) int32 {
 func (l *lowerer) load(pl place) int32 {
 	if pl.shared {
 		if l.inAtomic {
-			l.atomic.Reads = append(l.atomic.Reads, engine.LocRange{Lo: pl.lo, Hi: pl.hi})
+			l.atomic.Reads = append(l.atomic.Reads, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
 		}
 		t := l.newTemp()
-		l.emit(engine.OpLoad, t, pl.addr, 0)
+		l.emit(ir.OpLoad, t, pl.addr, 0)
 		return t
 	}
 	if pl.off < 0 {
@@ -649,7 +650,7 @@ func (l *lowerer) load(pl place) int32 {
 		return pl.base + int32(l.constVals[pl.off&^constFlag])
 	}
 	t := l.newTemp()
-	l.emit(engine.OpLdx, t, pl.off, pl.base)
+	l.emit(ir.OpLdx, t, pl.off, pl.base)
 	return t
 }
 
@@ -658,15 +659,15 @@ func (l *lowerer) store(pl place, v int32) {
 	switch {
 	case pl.shared:
 		if l.inAtomic {
-			l.atomic.Writes = append(l.atomic.Writes, engine.LocRange{Lo: pl.lo, Hi: pl.hi})
+			l.atomic.Writes = append(l.atomic.Writes, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
 		}
-		l.emit(engine.OpStore, v, pl.addr, 0)
+		l.emit(ir.OpStore, v, pl.addr, 0)
 	case pl.off < 0:
-		l.emit(engine.OpMov, pl.base, v, 0)
+		l.emit(ir.OpMov, pl.base, v, 0)
 	case pl.off&constFlag != 0:
-		l.emit(engine.OpMov, pl.base+int32(l.constVals[pl.off&^constFlag]), v, 0)
+		l.emit(ir.OpMov, pl.base+int32(l.constVals[pl.off&^constFlag]), v, 0)
 	default:
-		l.emit(engine.OpStx, v, pl.off, pl.base)
+		l.emit(ir.OpStx, v, pl.off, pl.base)
 	}
 }
 
@@ -694,13 +695,13 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 	case *grammar.Ident:
 		obj := l.p.Uses[x]
 		switch obj.Kind {
-		case Const:
+		case analysis.Const:
 			return l.constant(obj.Value.Word())
-		case ThreadIndex:
+		case analysis.ThreadIndex:
 			return l.indexSlot
-		case Thread:
+		case analysis.Thread:
 			return l.constant(l.tids[obj])
-		case SharedVar:
+		case analysis.SharedVar:
 			at := int32(obj.Offset)
 			return l.load(place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1})
 		default:
@@ -708,14 +709,14 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		}
 	case *grammar.IndexExpr:
 		root := rootObject(l.p, x)
-		if root != nil && root.Kind == Thread {
+		if root != nil && root.Kind == analysis.Thread {
 			// worker[i]: the tid of instance i.
 			i := l.expr(x.Index)
 			rel := l.newTemp()
-			l.emit(engine.OpAddI, rel, i, int32(-root.Lo))
-			l.emit(engine.OpCheck, 0, rel, int32(root.Hi-root.Lo))
+			l.emit(ir.OpAddI, rel, i, int32(-root.Lo))
+			l.emit(ir.OpCheck, 0, rel, int32(root.Hi-root.Lo))
 			t := l.newTemp()
-			l.emit(engine.OpAddI, t, rel, int32(l.tids[root]))
+			l.emit(ir.OpAddI, t, rel, int32(l.tids[root]))
 			return t
 		}
 		return l.load(l.lvalue(x))
@@ -723,23 +724,23 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		v := l.expr(x.X)
 		t := l.newTemp()
 		if x.Op == grammar.SUB {
-			l.emit(engine.OpNeg, t, v, 0)
+			l.emit(ir.OpNeg, t, v, 0)
 		} else {
-			l.emit(engine.OpNot, t, v, 0)
+			l.emit(ir.OpNot, t, v, 0)
 		}
 		return t
 	case *grammar.BinaryExpr:
 		if x.Op == grammar.LAND || x.Op == grammar.LOR {
 			t := l.newTemp()
 			a := l.expr(x.X)
-			l.emit(engine.OpMov, t, a, 0)
-			op := engine.OpJz
+			l.emit(ir.OpMov, t, a, 0)
+			op := ir.OpJz
 			if x.Op == grammar.LOR {
-				op = engine.OpJnz
+				op = ir.OpJnz
 			}
 			j := l.emit(op, 0, t, 0)
 			b := l.expr(x.Y)
-			l.emit(engine.OpMov, t, b, 0)
+			l.emit(ir.OpMov, t, b, 0)
 			l.b.Code[j].A = l.pc()
 			return t
 		}
@@ -748,27 +749,27 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		t := l.newTemp()
 		switch x.Op {
 		case grammar.ADD:
-			l.emit(engine.OpAdd, t, a, b)
+			l.emit(ir.OpAdd, t, a, b)
 		case grammar.SUB:
-			l.emit(engine.OpSub, t, a, b)
+			l.emit(ir.OpSub, t, a, b)
 		case grammar.MUL:
-			l.emit(engine.OpMul, t, a, b)
+			l.emit(ir.OpMul, t, a, b)
 		case grammar.QUO:
-			l.emit(engine.OpDiv, t, a, b)
+			l.emit(ir.OpDiv, t, a, b)
 		case grammar.REM:
-			l.emit(engine.OpMod, t, a, b)
+			l.emit(ir.OpMod, t, a, b)
 		case grammar.EQL:
-			l.emit(engine.OpEq, t, a, b)
+			l.emit(ir.OpEq, t, a, b)
 		case grammar.NEQ:
-			l.emit(engine.OpNe, t, a, b)
+			l.emit(ir.OpNe, t, a, b)
 		case grammar.LSS:
-			l.emit(engine.OpLt, t, a, b)
+			l.emit(ir.OpLt, t, a, b)
 		case grammar.LEQ:
-			l.emit(engine.OpLe, t, a, b)
+			l.emit(ir.OpLe, t, a, b)
 		case grammar.GTR:
-			l.emit(engine.OpLt, t, b, a)
+			l.emit(ir.OpLt, t, b, a)
 		case grammar.GEQ:
-			l.emit(engine.OpLe, t, b, a)
+			l.emit(ir.OpLe, t, b, a)
 		default:
 			panic(fmt.Sprintf("operator %s", x.Op))
 		}
@@ -780,7 +781,7 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 }
 
 // rootObject returns the variable or thread at the root of an index chain.
-func rootObject(p *Program, e grammar.Expr) *Object {
+func rootObject(p *analysis.Program, e grammar.Expr) *analysis.Object {
 	for {
 		switch x := e.(type) {
 		case *grammar.IndexExpr:
@@ -800,28 +801,28 @@ func rootObject(p *Program, e grammar.Expr) *Object {
 // memory earlier in the same code (a taint analysis over frame slots;
 // local array elements count as tainted once a tainted value is stored in
 // any of them).
-func addressesDependOnReads(code []engine.Instr) bool {
+func addressesDependOnReads(code []ir.Instr) bool {
 	tainted := map[int32]bool{}
 	arrays := false
 	for _, in := range code {
 		switch in.Op {
-		case engine.OpLoad:
+		case ir.OpLoad:
 			if tainted[in.B] {
 				return true
 			}
 			tainted[in.A] = true
-		case engine.OpStore:
+		case ir.OpStore:
 			if tainted[in.B] {
 				return true
 			}
-		case engine.OpMov, engine.OpNeg, engine.OpNot, engine.OpAddI, engine.OpMulI:
+		case ir.OpMov, ir.OpNeg, ir.OpNot, ir.OpAddI, ir.OpMulI:
 			tainted[in.A] = tainted[in.B]
-		case engine.OpAdd, engine.OpSub, engine.OpMul, engine.OpDiv, engine.OpMod,
-			engine.OpEq, engine.OpNe, engine.OpLt, engine.OpLe:
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpMod,
+			ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe:
 			tainted[in.A] = tainted[in.B] || tainted[in.C]
-		case engine.OpLdx:
+		case ir.OpLdx:
 			tainted[in.A] = tainted[in.B] || arrays
-		case engine.OpStx:
+		case ir.OpStx:
 			arrays = arrays || tainted[in.A] || tainted[in.B]
 		}
 	}

@@ -1,0 +1,48 @@
+// Package engine runs Weft programs and explores their interleavings.
+//
+// A program comes in the executable form of package ir (built from
+// source by package analysis/lower). The Machine interprets it: it runs a
+// thread to its next visible step, keeps an undo log so that backtracking
+// costs only the undone suffix, and reports each step as an Event.
+// Explore explores the program's executions in one of the Algorithms and
+// returns a Result: statistics, whether the exploration was complete,
+// and the bugs found (assertion failures, deadlocks, runtime errors, data
+// races, step-bound hits), each with a schedule that Replay and Reproduce
+// re-execute and a trace in words.
+//
+// # What every mode promises
+//
+// Every mode finds every bug that some execution of at most
+// Options.MaxSteps visible steps reaches, reports each once per kind and
+// place with a trace that reproduces it, and sets Result.Complete only
+// when it explored everything it set out to: a budget, a cancellation or
+// a resource bound ends it with Complete false and Result.Stopped saying
+// why. Where no execution stops early (at an assertion, a runtime error
+// or a failed assume), the executions counted in Stats.Executions that
+// end without a stop are:
+//
+//   - DFS: every interleaving (the reference for the others).
+//   - SDPOR (Source-DPOR with sleep sets): exactly one per Mazurkiewicz
+//     trace, plus sleep-set-blocked ones counted apart in Stats.SSB.
+//   - QPOR (unfolding-based, k-partial alternatives, Options.K): exactly
+//     one per trace; fewer sleep-set-blocked executions as K grows.
+//   - Optimal (unfolding-based, every alternative): exactly one per trace
+//     and no sleep-set-blocked execution.
+//
+// Atomic blocks whose accesses depend on the values they read make
+// dependence conservative: then a mode may explore more executions than
+// there are traces, never fewer. Executions that stop early are counted
+// differently by different modes (a stop disables every other thread),
+// each ending at its stop; Stats.AssumeBlocked counts those ending in a
+// failed assume.
+//
+// DFS and SDPOR cut an execution at MaxSteps steps. QPOR and Optimal
+// bound each step's causal past instead (see "The step bound" in
+// qpor.go), so their executions may run longer beside a thread that is
+// cut; a configuration of more than four times MaxSteps steps ends the
+// exploration incomplete (StoppedExecutionLength).
+//
+// Programs with a data race are explored with every shared access a
+// scheduling point; race-free ones with coarse steps first (see "Coarse
+// steps" in explore.go), which changes no count and no bug.
+package engine
