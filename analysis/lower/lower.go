@@ -212,19 +212,10 @@ func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 	}
 	for i := range l.b.Code {
 		in := &l.b.Code[i]
-		switch in.Op {
-		case ir.OpMov, ir.OpNeg, ir.OpNot, ir.OpAddI, ir.OpMulI, ir.OpLoad, ir.OpStore:
-			in.A, in.B = fix(in.A), fix(in.B)
-		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpMod,
-			ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpLdx, ir.OpStx:
-			in.A, in.B, in.C = fix(in.A), fix(in.B), fix(in.C)
-		case ir.OpJz, ir.OpJnz, ir.OpCheck, ir.OpAssert, ir.OpAssume,
-			ir.OpLock, ir.OpUnlock, ir.OpJoin:
-			in.B = fix(in.B)
-		case ir.OpJge, ir.OpJlt:
-			in.B, in.C = fix(in.B), fix(in.C)
-		case ir.OpSpawn:
-			in.A, in.B = fix(in.A), fix(in.B)
+		for k := 0; k < 3; k++ {
+			if v, kind := in.Operand(k); kind.IsSlot() {
+				*v = fix(*v)
+			}
 		}
 	}
 	l.b.Locals = l.localsOf(owner)
@@ -815,15 +806,26 @@ func addressesDependOnReads(code []ir.Instr) bool {
 			if tainted[in.B] {
 				return true
 			}
-		case ir.OpMov, ir.OpNeg, ir.OpNot, ir.OpAddI, ir.OpMulI:
-			tainted[in.A] = tainted[in.B]
-		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpMod,
-			ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe:
-			tainted[in.A] = tainted[in.B] || tainted[in.C]
 		case ir.OpLdx:
 			tainted[in.A] = tainted[in.B] || arrays
 		case ir.OpStx:
 			arrays = arrays || tainted[in.A] || tainted[in.B]
+		default:
+			// Local computation: what it writes is tainted if what it
+			// reads is.
+			var dst *int32
+			t := false
+			for k := 0; k < 3; k++ {
+				switch v, kind := in.Operand(k); kind {
+				case ir.WriteSlot:
+					dst = v
+				case ir.ReadSlot:
+					t = t || tainted[*v]
+				}
+			}
+			if dst != nil {
+				tainted[*dst] = t
+			}
 		}
 	}
 	return false

@@ -63,18 +63,84 @@ const (
 	OpAtomicEnd // leaves an atomic block; the thread continues at pc A (the next instruction, or a break/continue target)
 )
 
-var opNames = [...]string{
-	OpNop: "nop", OpMov: "mov", OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div",
-	OpMod: "mod", OpNeg: "neg", OpNot: "not", OpEq: "eq", OpNe: "ne", OpLt: "lt", OpLe: "le",
-	OpAddI: "addi", OpMulI: "muli", OpJmp: "jmp", OpJz: "jz", OpJnz: "jnz", OpJge: "jge", OpJlt: "jlt",
-	OpCheck: "check", OpLdx: "ldx", OpStx: "stx", OpAssert: "assert", OpAssume: "assume",
-	OpEnd: "end", OpLoad: "load", OpStore: "store", OpLock: "lock", OpUnlock: "unlock",
-	OpSpawn: "spawn", OpJoin: "join", OpAtomic: "atomic", OpAtomicEnd: "atomic-end",
+// OperandKind says what an instruction's operand A, B or C is.
+type OperandKind uint8
+
+const (
+	NoOperand    OperandKind = iota
+	ReadSlot                 // a frame slot the instruction reads
+	WriteSlot                // a frame slot it writes
+	BaseSlot                 // the first slot of a local array (addressed through an index slot)
+	ArgSlots                 // the first of a spawned proc's argument slots, read
+	Target                   // a pc to jump to
+	Immediate                // a constant
+	MessageIndex             // an index in Body.Messages, -1 for none
+	ProcIndex                // an index in Program.Procs
+)
+
+// IsSlot reports whether an operand of this kind names a frame slot.
+func (k OperandKind) IsSlot() bool { return k >= ReadSlot && k <= ArgSlots }
+
+// OpInfo describes an operation: its name and what its operands are.
+// Everything that reads or rewrites instructions generically (Validate,
+// lowering's slot numbering, the taint analysis of atomic blocks) reads
+// this table, so a new operation is described once.
+type OpInfo struct {
+	Name    string
+	A, B, C OperandKind
+}
+
+// Operands returns the kinds of A, B and C.
+func (i *OpInfo) Operands() [3]OperandKind { return [3]OperandKind{i.A, i.B, i.C} }
+
+var opInfo = [...]OpInfo{
+	OpNop:       {"nop", NoOperand, NoOperand, NoOperand},
+	OpMov:       {"mov", WriteSlot, ReadSlot, NoOperand},
+	OpAdd:       {"add", WriteSlot, ReadSlot, ReadSlot},
+	OpSub:       {"sub", WriteSlot, ReadSlot, ReadSlot},
+	OpMul:       {"mul", WriteSlot, ReadSlot, ReadSlot},
+	OpDiv:       {"div", WriteSlot, ReadSlot, ReadSlot},
+	OpMod:       {"mod", WriteSlot, ReadSlot, ReadSlot},
+	OpNeg:       {"neg", WriteSlot, ReadSlot, NoOperand},
+	OpNot:       {"not", WriteSlot, ReadSlot, NoOperand},
+	OpEq:        {"eq", WriteSlot, ReadSlot, ReadSlot},
+	OpNe:        {"ne", WriteSlot, ReadSlot, ReadSlot},
+	OpLt:        {"lt", WriteSlot, ReadSlot, ReadSlot},
+	OpLe:        {"le", WriteSlot, ReadSlot, ReadSlot},
+	OpAddI:      {"addi", WriteSlot, ReadSlot, Immediate},
+	OpMulI:      {"muli", WriteSlot, ReadSlot, Immediate},
+	OpJmp:       {"jmp", Target, NoOperand, NoOperand},
+	OpJz:        {"jz", Target, ReadSlot, NoOperand},
+	OpJnz:       {"jnz", Target, ReadSlot, NoOperand},
+	OpJge:       {"jge", Target, ReadSlot, ReadSlot},
+	OpJlt:       {"jlt", Target, ReadSlot, ReadSlot},
+	OpCheck:     {"check", NoOperand, ReadSlot, Immediate},
+	OpLdx:       {"ldx", WriteSlot, ReadSlot, BaseSlot},
+	OpStx:       {"stx", ReadSlot, ReadSlot, BaseSlot},
+	OpAssert:    {"assert", NoOperand, ReadSlot, MessageIndex},
+	OpAssume:    {"assume", NoOperand, ReadSlot, NoOperand},
+	OpEnd:       {"end", NoOperand, NoOperand, NoOperand},
+	OpLoad:      {"load", WriteSlot, ReadSlot, NoOperand},
+	OpStore:     {"store", ReadSlot, ReadSlot, NoOperand},
+	OpLock:      {"lock", NoOperand, ReadSlot, NoOperand},
+	OpUnlock:    {"unlock", NoOperand, ReadSlot, NoOperand},
+	OpSpawn:     {"spawn", WriteSlot, ArgSlots, ProcIndex},
+	OpJoin:      {"join", NoOperand, ReadSlot, NoOperand},
+	OpAtomic:    {"atomic", NoOperand, NoOperand, NoOperand},
+	OpAtomicEnd: {"atomic-end", Target, NoOperand, NoOperand},
+}
+
+// Info describes o (a zero OpInfo for an unknown operation).
+func (o Op) Info() *OpInfo {
+	if int(o) < len(opInfo) {
+		return &opInfo[o]
+	}
+	return &OpInfo{}
 }
 
 func (o Op) String() string {
-	if int(o) < len(opNames) && opNames[o] != "" {
-		return opNames[o]
+	if n := o.Info().Name; n != "" {
+		return n
 	}
 	return fmt.Sprintf("op(%d)", int(o))
 }
@@ -87,6 +153,18 @@ func (o Op) IsVisible() bool { return o >= OpLoad && o <= OpAtomic }
 type Instr struct {
 	Op      Op
 	A, B, C int32
+}
+
+// Operand returns operand i (0: A, 1: B, 2: C) and its kind.
+func (in *Instr) Operand(i int) (*int32, OperandKind) {
+	info := in.Op.Info()
+	switch i {
+	case 0:
+		return &in.A, info.A
+	case 1:
+		return &in.B, info.B
+	}
+	return &in.C, info.C
 }
 
 // Body is the code of one thread or proc.
@@ -211,22 +289,14 @@ func (p *Program) Validate() error {
 	if len(p.Init) != len(p.Locations) {
 		return fmt.Errorf("program: %d initial words for %d locations", len(p.Init), len(p.Locations))
 	}
-	for bi, b := range p.Bodies {
+	for _, pi := range p.Procs {
+		if pi < 0 || pi >= len(p.Bodies) {
+			return fmt.Errorf("program: proc body %d missing", pi)
+		}
+	}
+	for _, b := range p.Bodies {
 		if len(b.Ranges) != len(b.Code) {
 			return fmt.Errorf("program: body %s: %d ranges for %d instructions", b.Name, len(b.Ranges), len(b.Code))
-		}
-		n := int32(len(b.Frame))
-		slot := func(pc int, s int32) error {
-			if s < 0 || s >= n {
-				return fmt.Errorf("program: body %d (%s) pc %d: slot %d outside frame of %d", bi, b.Name, pc, s, n)
-			}
-			return nil
-		}
-		target := func(pc int, t int32) error {
-			if t < 0 || int(t) >= len(b.Code) {
-				return fmt.Errorf("program: body %s pc %d: jump to %d outside code", b.Name, pc, t)
-			}
-			return nil
 		}
 		if b.NumParams > 0 && (b.ArgSlot < 0 || b.ArgSlot+b.NumParams > len(b.Frame)) {
 			return fmt.Errorf("program: body %s: arguments outside the frame", b.Name)
@@ -235,55 +305,15 @@ func (p *Program) Validate() error {
 			return fmt.Errorf("program: body %s does not end with end", b.Name)
 		}
 		for pc, in := range b.Code {
-			var errs []error
-			switch in.Op {
-			case OpMov, OpNeg, OpNot:
-				errs = append(errs, slot(pc, in.A), slot(pc, in.B))
-			case OpAdd, OpSub, OpMul, OpDiv, OpMod, OpEq, OpNe, OpLt, OpLe:
-				errs = append(errs, slot(pc, in.A), slot(pc, in.B), slot(pc, in.C))
-			case OpAddI, OpMulI:
-				errs = append(errs, slot(pc, in.A), slot(pc, in.B))
-			case OpJmp:
-				errs = append(errs, target(pc, in.A))
-			case OpJz, OpJnz:
-				errs = append(errs, target(pc, in.A), slot(pc, in.B))
-			case OpJge, OpJlt:
-				errs = append(errs, target(pc, in.A), slot(pc, in.B), slot(pc, in.C))
-			case OpCheck, OpAssume, OpJoin, OpLock, OpUnlock:
-				errs = append(errs, slot(pc, in.B))
-			case OpLdx, OpStx:
-				errs = append(errs, slot(pc, in.A), slot(pc, in.B), slot(pc, in.C))
-				// C is the base slot of the local array; the index was checked.
-			case OpAssert:
-				errs = append(errs, slot(pc, in.B))
-				if in.C >= int32(len(b.Messages)) {
-					errs = append(errs, fmt.Errorf("program: body %s pc %d: message %d missing", b.Name, pc, in.C))
-				}
-			case OpLoad, OpStore:
-				errs = append(errs, slot(pc, in.A), slot(pc, in.B))
-			case OpSpawn:
-				errs = append(errs, slot(pc, in.A))
-				if in.C < 0 || int(in.C) >= len(p.Procs) {
-					errs = append(errs, fmt.Errorf("program: body %s pc %d: proc %d missing", b.Name, pc, in.C))
-				} else if np := p.Bodies[p.Procs[in.C]].NumParams; np > 0 {
-					errs = append(errs, slot(pc, in.B), slot(pc, in.B+int32(np)-1))
-					if p.Bodies[p.Procs[in.C]].ArgSlot != 0 {
-						errs = append(errs, fmt.Errorf("program: proc body %d takes arguments at slot %d, not 0", p.Procs[in.C], p.Bodies[p.Procs[in.C]].ArgSlot))
-					}
-				}
-			case OpAtomicEnd:
-				errs = append(errs, target(pc, in.A))
+			info := in.Op.Info()
+			if info.Name == "" {
+				return fmt.Errorf("program: body %s pc %d: unknown operation %d", b.Name, pc, in.Op)
 			}
-			for _, err := range errs {
-				if err != nil {
+			for i, kind := range info.Operands() {
+				if err := p.checkOperand(b, pc, kind, [3]int32{in.A, in.B, in.C}[i], in.C); err != nil {
 					return err
 				}
 			}
-		}
-	}
-	for _, pi := range p.Procs {
-		if pi < 0 || pi >= len(p.Bodies) {
-			return fmt.Errorf("program: proc body %d missing", pi)
 		}
 	}
 	for _, t := range p.Threads {
@@ -293,6 +323,51 @@ func (p *Program) Validate() error {
 		if len(t.Args) != p.Bodies[t.Body].NumParams {
 			return fmt.Errorf("program: thread %s: %d args for %d params", t.Name, len(t.Args), p.Bodies[t.Body].NumParams)
 		}
+	}
+	return nil
+}
+
+// checkOperand checks one operand v of kind at pc of body b (c is the
+// instruction's C, the proc of a spawn's argument slots).
+func (p *Program) checkOperand(b *Body, pc int, kind OperandKind, v, c int32) error {
+	slot := func(s int32) error {
+		if s < 0 || s >= int32(len(b.Frame)) {
+			return fmt.Errorf("program: body %s pc %d: slot %d outside frame of %d", b.Name, pc, s, len(b.Frame))
+		}
+		return nil
+	}
+	switch kind {
+	case ReadSlot, WriteSlot, BaseSlot:
+		// A BaseSlot's element is addressed through an index that an
+		// OpCheck has bounded.
+		return slot(v)
+	case Target:
+		if v < 0 || int(v) >= len(b.Code) {
+			return fmt.Errorf("program: body %s pc %d: jump to %d outside code", b.Name, pc, v)
+		}
+	case MessageIndex:
+		if v >= int32(len(b.Messages)) {
+			return fmt.Errorf("program: body %s pc %d: message %d missing", b.Name, pc, v)
+		}
+	case ProcIndex:
+		if v < 0 || int(v) >= len(p.Procs) {
+			return fmt.Errorf("program: body %s pc %d: proc %d missing", b.Name, pc, v)
+		}
+	case ArgSlots:
+		if c < 0 || int(c) >= len(p.Procs) {
+			return nil // reported as the ProcIndex operand
+		}
+		proc := p.Bodies[p.Procs[c]]
+		if proc.NumParams == 0 {
+			return nil
+		}
+		if proc.ArgSlot != 0 {
+			return fmt.Errorf("program: proc body %d takes arguments at slot %d, not 0", p.Procs[c], proc.ArgSlot)
+		}
+		if err := slot(v); err != nil {
+			return err
+		}
+		return slot(v + int32(proc.NumParams) - 1)
 	}
 	return nil
 }
