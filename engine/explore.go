@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weft/engine/interp"
 	"weft/engine/ir"
 
 	"weft/source"
@@ -237,7 +238,7 @@ func (x *explorer) fineEvents(evs []Event) []Event {
 		}
 		out = append(out, ev)
 		for j := range evs[i].Tail {
-			f := *evs[i].Tail[j].event(ev.Thread)
+			f := *evs[i].Tail[j].FineEvent(ev.Thread)
 			f.Index = ev.Index + int32(j) + 1
 			f.Finished = evs[i].Finished && j == len(evs[i].Tail)-1
 			out = append(out, f)
@@ -378,7 +379,7 @@ type explorer struct {
 }
 
 func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
-	m := newMachine(prog, opts.LocalBudget)
+	m := interp.NewMachine(prog, opts.LocalBudget)
 	return &explorer{
 		ctx: ctx, prog: prog, opts: opts, m: m,
 		clk:   newClocks(len(m.Threads), len(prog.Locations)),

@@ -1,9 +1,13 @@
 package engine
 
-import "weft/engine/ir"
+import (
+	"weft/engine/interp"
+	"weft/engine/ir"
+)
 
-// The program form lives in package ir; these names keep the engine's API
-// (and its callers) speaking of engine.Program, engine.Access, ….
+// The program form lives in package ir and the interpreter in package
+// interp; these names keep the engine's API (and its callers) speaking of
+// engine.Program, engine.Event, engine.Machine, ….
 type (
 	Program         = ir.Program
 	Body            = ir.Body
@@ -17,3 +21,41 @@ type (
 	LocRange        = ir.LocRange
 	Access          = ir.Access
 )
+
+type (
+	Machine      = interp.Machine
+	Thread       = interp.Thread
+	ThreadStatus = interp.ThreadStatus
+	Event        = interp.Event
+	EventKind    = interp.EventKind
+	TailStep     = interp.TailStep
+	StopKind     = interp.StopKind
+)
+
+const (
+	Ready    = interp.Ready
+	Failing  = interp.Failing
+	Finished = interp.Finished
+
+	NoStop           = interp.NoStop
+	StopAssertion    = interp.StopAssertion
+	StopAssume       = interp.StopAssume
+	StopRuntimeError = interp.StopRuntimeError
+	StopStepBound    = interp.StopStepBound
+
+	EvRead   = interp.EvRead
+	EvWrite  = interp.EvWrite
+	EvLock   = interp.EvLock
+	EvUnlock = interp.EvUnlock
+	EvSpawn  = interp.EvSpawn
+	EvJoin   = interp.EvJoin
+	EvAtomic = interp.EvAtomic
+	EvStop   = interp.EvStop
+
+	DefaultLocalBudget = interp.DefaultLocalBudget
+	maxTail            = interp.MaxTail
+)
+
+// NewMachine returns a machine in the initial state of prog (see
+// interp.NewMachine), with the default local budget.
+func NewMachine(prog *Program) *Machine { return interp.NewMachine(prog, 0) }

@@ -729,10 +729,10 @@ func (q *qexplorer) push(e *uevent) bool {
 // every linearisation.
 func (q *qexplorer) step(e *uevent, ev *Event) bool {
 	x := q.x
-	if x.m.total+1+maxTail < int(q.u.bound) { // q.nearBound, inlined
+	if x.m.StepCount()+1+maxTail < int(q.u.bound) { // q.nearBound, inlined
 		x.m.TailBound = 0
 	} else {
-		x.m.TailBound = x.m.total + int(q.u.bound-e.pastOf())
+		x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.pastOf())
 	}
 	ok := x.m.Step(int(q.midx[e.thread]), ev)
 	x.clk.push(ev, len(x.m.Threads), nil)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"weft/engine/interp"
 )
 
 // BuildTrace describes the steps of an execution in words. events are the
@@ -21,7 +22,7 @@ func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
 		}
 		steps = append(steps, st)
 		for _, a := range ev.Tail { // the accesses a coarse step ran
-			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: DescribeEvent(prog, m, a.event(ev.Thread))}
+			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: DescribeEvent(prog, m, a.FineEvent(ev.Thread))}
 			if int(a.PC) < len(r) {
 				st.Range = r[a.PC]
 			}
@@ -141,7 +142,7 @@ func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayS
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m := newMachine(prog, localBudget)
+	m := interp.NewMachine(prog, localBudget)
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
 		if t < 0 || int(t) >= len(m.Threads) {
@@ -162,14 +163,4 @@ func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayS
 		}
 	}
 	return events, m, nil
-}
-
-// event is the step a tail access would be on a fine machine (Index and
-// Finished aside).
-func (a *TailStep) event(t int32) *Event {
-	kind := EvRead
-	if a.Write {
-		kind = EvWrite
-	}
-	return &Event{Thread: t, Kind: kind, Loc: a.Loc, Value: a.Value, PC: a.PC}
 }

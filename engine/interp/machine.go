@@ -1,9 +1,19 @@
-package engine
+// Package interp is the interpreter of Weft's program form (package ir):
+// the state of an execution (shared memory, threads with their frames and
+// program counters) and the Machine that advances one thread at a time to
+// its next visible step, reports that step as an Event, and undoes steps
+// in reverse order, so that an exploration backtracks at the cost of the
+// undone suffix only. Local computation between visible steps runs
+// eagerly after each step, bounded by a budget, and long stretches of it
+// are memoised. The interpreter knows nothing of how executions are
+// explored.
+package interp
 
 import (
 	"fmt"
 	"math"
 	"strconv"
+
 	"weft/engine/ir"
 )
 
@@ -56,7 +66,7 @@ type failure struct {
 
 // Thread is the state of one thread of an execution.
 type Thread struct {
-	Body   *Body
+	Body   *ir.Body
 	PC     int32
 	Frame  []int64
 	Status ThreadStatus
@@ -90,14 +100,14 @@ const (
 type Event struct {
 	Thread   int32
 	Kind     EventKind
-	Stop     StopKind // non-zero if this step stopped the execution
-	Finished bool     // the thread finished with this step
-	Loc      int32    // location for reads, writes, locks and unlocks; thread for spawn and join
-	Value    int64    // value read or written
-	PC       int32    // the instruction (in the thread's body) that made the step
-	Index    int32    // the step's index in its thread (0-based)
-	Message  string   // for stops: what went wrong
-	Acc      []Access // for atomic steps: every access, in order
+	Stop     StopKind    // non-zero if this step stopped the execution
+	Finished bool        // the thread finished with this step
+	Loc      int32       // location for reads, writes, locks and unlocks; thread for spawn and join
+	Value    int64       // value read or written
+	PC       int32       // the instruction (in the thread's body) that made the step
+	Index    int32       // the step's index in its thread (0-based)
+	Message  string      // for stops: what went wrong
+	Acc      []ir.Access // for atomic steps: every access, in order
 	// Tail holds, on a machine in coarse mode, the plain accesses glued to
 	// this step (see Machine.Coarse); they follow it in the thread, with
 	// indices Index+1, Index+2, ….
@@ -107,13 +117,23 @@ type Event struct {
 // TailStep is a plain shared access that a coarse machine ran as part of
 // the step before it.
 type TailStep struct {
-	Access
+	ir.Access
 	PC int32 // its instruction
 }
 
 // Steps is the number of visible steps the event stands for: itself and
 // its tail.
 func (ev *Event) Steps() int { return 1 + len(ev.Tail) }
+
+// FineEvent is the step a tail access of thread t would be on a fine
+// machine (Index and Finished aside).
+func (a *TailStep) FineEvent(t int32) *Event {
+	kind := EvRead
+	if a.Write {
+		kind = EvWrite
+	}
+	return &Event{Thread: t, Kind: kind, Loc: a.Loc, Value: a.Value, PC: a.PC}
+}
 
 // undoRecord restores the state before one step.
 type undoRecord struct {
@@ -139,7 +159,7 @@ type memWord struct {
 // undo log so that an exploration can go back any number of steps at the
 // cost of the steps undone.
 type Machine struct {
-	Prog    *Program
+	Prog    *ir.Program
 	Mem     []int64
 	Threads []*Thread
 
@@ -150,7 +170,7 @@ type Machine struct {
 	// Coarse makes Step glue to each step the run of plain accesses that
 	// follow it in its thread: reads and writes of non-atomic locations,
 	// up to the next step of another kind, the thread's end, a pending
-	// failure, or maxTail accesses. The explorations use it on the
+	// failure, or MaxTail accesses. The explorations use it on the
 	// assumption that the program has no data race; see "Coarse steps" in
 	// explore.go.
 	Coarse bool
@@ -176,13 +196,11 @@ type Machine struct {
 const DefaultLocalBudget = 50_000_000
 
 // NewMachine returns a machine in the initial state of prog: shared memory
-// initialised and every declared thread advanced to its first visible step.
-func NewMachine(prog *Program) *Machine { return newMachine(prog, 0) }
-
-// newMachine is NewMachine with a bound on local instructions between
-// visible steps (0: DefaultLocalBudget); the bound applies from the
+// initialised and every declared thread advanced to its first visible step,
+// with a bound on local instructions between visible steps (0:
+// DefaultLocalBudget); the bound applies from the
 // initial local computations on.
-func newMachine(prog *Program, localBudget int) *Machine {
+func NewMachine(prog *ir.Program, localBudget int) *Machine {
 	if localBudget <= 0 {
 		localBudget = DefaultLocalBudget
 	}
@@ -215,9 +233,9 @@ func (m *Machine) Depth() int { return len(m.undo) }
 // each access of a tail counted.
 func (m *Machine) StepCount() int { return m.total }
 
-// maxTail bounds the accesses glued to one step in coarse mode, so that a
+// MaxTail bounds the accesses glued to one step in coarse mode, so that a
 // spin loop on a plain location still gives the other threads a turn.
-const maxTail = 64
+const MaxTail = 64
 
 // Enabled reports whether thread t can make a step now.
 func (m *Machine) Enabled(t int) bool {
@@ -368,7 +386,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 // to tail. It stops before any other step, so that a pending failure, a
 // lock, an atomic location… is a step of its own.
 func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
-	for len(tail) < maxTail && th.Status == Ready && (m.TailBound <= 0 || m.total < m.TailBound) {
+	for len(tail) < MaxTail && th.Status == Ready && (m.TailBound <= 0 || m.total < m.TailBound) {
 		in := th.Body.Code[th.PC]
 		if in.Op != ir.OpLoad && in.Op != ir.OpStore {
 			break
@@ -387,8 +405,8 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 
 // loadStore performs the read (ir.OpLoad) or write (ir.OpStore) in of thread
 // th and returns it.
-func (m *Machine) loadStore(th *Thread, in Instr) Access {
-	a := Access{Loc: int32(th.Frame[in.B]), Write: in.Op == ir.OpStore}
+func (m *Machine) loadStore(th *Thread, in ir.Instr) ir.Access {
+	a := ir.Access{Loc: int32(th.Frame[in.B]), Write: in.Op == ir.OpStore}
 	if a.Write {
 		a.Value = th.Frame[in.A]
 		m.write(a.Loc, a.Value)
@@ -406,7 +424,7 @@ func (m *Machine) write(loc int32, v int64) {
 
 // spawn creates the thread of an ir.OpSpawn and runs it to its first visible
 // step. It returns the new thread's index.
-func (m *Machine) spawn(parent int32, in Instr) int32 {
+func (m *Machine) spawn(parent int32, in ir.Instr) int32 {
 	pt := m.Threads[parent]
 	body := m.Prog.Bodies[m.Prog.Procs[in.C]]
 	var t *Thread
@@ -479,13 +497,13 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 			loc := frame[in.B]
 			v := m.Mem[loc]
 			frame[in.A] = v
-			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Value: v})
+			ev.Acc = append(ev.Acc, ir.Access{Loc: int32(loc), Value: v})
 			th.PC++
 		case ir.OpStore:
 			loc := frame[in.B]
 			v := frame[in.A]
 			m.write(int32(loc), v)
-			ev.Acc = append(ev.Acc, Access{Loc: int32(loc), Write: true, Value: v})
+			ev.Acc = append(ev.Acc, ir.Access{Loc: int32(loc), Write: true, Value: v})
 			th.PC++
 		case ir.OpAtomicEnd:
 			th.PC = in.A
@@ -575,7 +593,7 @@ const (
 )
 
 type memoKey struct {
-	body *Body
+	body *ir.Body
 	pc   int32
 	hash uint64
 }
