@@ -91,8 +91,19 @@ type Result struct {
 
 	// anomalies counts what the qpor design rules out and should never
 	// happen: a clue none of whose events is enabled, a Stable atomic block
-	// whose accesses change (tests check it stays 0).
-	anomalies int64
+	// whose accesses change, derived state that checkIndexes finds wrong
+	// (tests check it stays 0); firstAnomaly says what the first was,
+	// where it is known.
+	anomalies    int64
+	firstAnomaly string
+}
+
+// anomaly records an anomaly described by what.
+func (x *explorer) anomaly(what string) {
+	if x.res.anomalies == 0 {
+		x.res.firstAnomaly = what
+	}
+	x.res.anomalies++
 }
 
 // StoppedExecutionLength is Result.Stopped when the qpor or optimal

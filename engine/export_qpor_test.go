@@ -7,3 +7,6 @@ func PruneAlways(o *Options) { o.pruneAlways = true }
 // Anomalies returns how many events that the qpor design rules out
 // happened in the exploration that produced r (see Result.anomalies).
 func Anomalies(r *Result) int64 { return r.anomalies }
+
+// FirstAnomaly describes the first anomaly, where it is known.
+func FirstAnomaly(r *Result) string { return r.firstAnomaly }

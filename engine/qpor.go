@@ -178,7 +178,7 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		if e == nil {
 			// Cannot happen (the minimal events of J \ C are enabled at
 			// C); should it, fall back to the free choice of line 7.
-			q.x.res.anomalies++
+			q.x.anomaly("a clue none of whose events is enabled")
 			A = nil
 		}
 	}
@@ -329,6 +329,9 @@ func (q *qexplorer) prune() {
 	}
 	if q.pruneMin == 0 {
 		q.pruneAt = 0 // tests: prune at the end of every call
+		if err := q.checkIndexes(); err != nil {
+			q.x.anomaly(fmt.Sprintf("after pruning %d: %v", q.pruneGen, err))
+		}
 	}
 }
 
@@ -670,7 +673,7 @@ func (q *qexplorer) push(e *uevent) bool {
 			e.tsteps += int32(ev.Steps())
 		}
 		if ev.Kind == EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
-			x.res.anomalies++ // cannot happen for a Stable block
+			x.anomaly("a Stable atomic block's accesses changed") // cannot happen
 		}
 		if ev.Kind == EvLock || ev.Kind == EvUnlock {
 			if h := x.m.Mem[ev.Loc]; h > 0 {

@@ -49,7 +49,7 @@ func compareQPORWithin(t *testing.T, name string, prog *engine.Program, src stri
 	for _, mode := range qporModes {
 		got := exploreK(t, prog, mode.algo, mode.k, mode.prune)
 		if n := engine.Anomalies(got.res); n != 0 {
-			t.Errorf("%s: %s: %d anomalies (unenabled clues, changing atomic footprints)", name, mode.name, n)
+			t.Errorf("%s: %s: %d anomalies (unenabled clues, changing atomic footprints, broken indexes); the first: %s", name, mode.name, n, engine.FirstAnomaly(got.res))
 		}
 		if !got.res.Complete {
 			t.Errorf("%s: %s incomplete", name, mode.name)
