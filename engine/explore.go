@@ -270,23 +270,15 @@ func (x *explorer) runAlgorithm() {
 
 type sleeper struct {
 	thread int32
-	fp     footprint
-}
-
-// footprint is what dependence needs to know of a step.
-type footprint struct {
-	kind EventKind
-	stop bool
-	loc  int32
-	acc  []Access // atomic steps
+	fp     ir.Footprint
 }
 
 // footprintOf is the footprint of an executed step. may lists the
 // accesses an unstable atomic step may make (nil otherwise).
-func footprintOf(ev *Event, may []Access) footprint {
-	fp := footprint{kind: ev.Kind, stop: ev.Stop != NoStop, loc: ev.Loc}
+func footprintOf(ev *Event, may []Access) ir.Footprint {
+	fp := ir.Footprint{Kind: ev.Kind, Stop: ev.Stop != NoStop, Loc: ev.Loc}
 	if ev.Kind == EvAtomic {
-		fp.acc = append(append([]Access(nil), ev.Acc...), may...)
+		fp.Acc = append(append([]Access(nil), ev.Acc...), may...)
 	}
 	return fp
 }
@@ -310,50 +302,6 @@ func (x *explorer) mayAccesses(ev *Event) []Access {
 	}
 	x.mayCache[fp] = acc
 	return acc
-}
-
-// touches calls f for each location a step accesses, with whether it
-// writes (mutex operations count as writes of the mutex).
-func (fp *footprint) touches(f func(loc int32, write bool) bool) bool {
-	switch fp.kind {
-	case EvRead:
-		return f(fp.loc, false)
-	case EvWrite, EvLock, EvUnlock:
-		return f(fp.loc, true)
-	case EvAtomic:
-		for _, a := range fp.acc {
-			if f(a.Loc, a.Write) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// single is the location a step that is not an atomic block accesses (-1
-// if none) and whether it writes it (see touches).
-func (fp *footprint) single() (loc int32, write bool) {
-	switch fp.kind {
-	case EvRead:
-		return fp.loc, false
-	case EvWrite, EvLock, EvUnlock:
-		return fp.loc, true
-	}
-	return -1, false
-}
-
-// dependent reports whether two steps of different threads are dependent.
-// A step that stops the execution disables every other step, so it is
-// dependent with all of them.
-func dependent(a, b *footprint) bool {
-	if a.stop || b.stop {
-		return true
-	}
-	return a.touches(func(la int32, wa bool) bool {
-		return b.touches(func(lb int32, wb bool) bool {
-			return la == lb && (wa || wb)
-		})
-	})
 }
 
 type node struct {
@@ -577,13 +525,13 @@ func (x *explorer) enter(d int) bool {
 	if d > 0 && x.opts.Algorithm == SDPOR {
 		parent := &x.nodes[d-1]
 		ev := &x.evs[d-1]
-		fp := footprint{kind: ev.Kind, loc: ev.Loc, acc: ev.Acc}
+		fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc, Acc: ev.Acc}
 		if may := x.mayAccesses(ev); may != nil {
 			x.fpScratch = append(append(x.fpScratch[:0], ev.Acc...), may...)
-			fp.acc = x.fpScratch
+			fp.Acc = x.fpScratch
 		}
 		for _, s := range parent.sleep {
-			if s.thread != ev.Thread && !dependent(&s.fp, &fp) {
+			if s.thread != ev.Thread && !ir.Dependent(&s.fp, &fp) {
 				n.sleep = append(n.sleep, s)
 				n.sleepSet.add(int(s.thread))
 			}

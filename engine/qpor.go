@@ -627,7 +627,7 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 		return out
 	}
 	fp := a.footprint()
-	fp.touches(func(l int32, w bool) bool {
+	fp.Touches(func(l int32, w bool) bool {
 		s := q.c.locs[l]
 		// Past a read, the reads of its thread just before it are below
 		// it.
@@ -1050,7 +1050,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		}
 	} else {
 		fp := a.footprint()
-		fp.touches(func(l int32, w bool) bool {
+		fp.Touches(func(l int32, w bool) bool {
 			s := q.c.locs[l]
 			for i := len(s) - 1; i >= 0; i-- {
 				f := s[i]

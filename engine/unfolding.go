@@ -1,5 +1,7 @@
 package engine
 
+import "weft/engine/ir"
+
 import "math/bits"
 
 // The unfolding (prime event structure) that the qpor and optimal modes
@@ -228,52 +230,32 @@ func (e *uevent) predSteps() int32 {
 }
 
 // footprint is e's footprint: what its action accesses.
-func (e *uevent) footprint() footprint {
-	fp := footprint{kind: e.fkind, loc: e.floc}
+func (e *uevent) footprint() ir.Footprint {
+	fp := ir.Footprint{Kind: e.fkind, Loc: e.floc}
 	if e.fkind == EvAtomic {
-		fp.acc = e.act.acc
+		fp.Acc = e.act.acc
 	}
 	return fp
 }
 
 // single is footprint.single for e's footprint.
 func (e *uevent) single() (loc int32, write bool) {
-	fp := footprint{kind: e.fkind, loc: e.floc}
-	return fp.single()
+	fp := ir.Footprint{Kind: e.fkind, Loc: e.floc}
+	return fp.Single()
 }
 
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
 	if e.fkind == EvAtomic {
-		return accessIn(EvAtomic, -1, e.act.acc, loc)
+		return ir.AccessIn(EvAtomic, -1, e.act.acc, loc)
 	}
-	return accessIn(e.fkind, e.floc, nil, loc)
+	return ir.AccessIn(e.fkind, e.floc, nil, loc)
 }
 
-// accessIn reports whether a step of the given kind, on location at (or
-// with the accesses acc, for an atomic block), accesses loc, and whether
-// it writes it.
-func accessIn(kind EventKind, at int32, acc []Access, loc int32) (touch, write bool) {
-	switch kind {
-	case EvRead:
-		return at == loc, false
-	case EvWrite, EvLock, EvUnlock:
-		return at == loc, at == loc
-	case EvAtomic:
-		for _, x := range acc {
-			if x.Loc == loc {
-				touch = true
-				write = write || x.Write
-			}
-		}
-	}
-	return
-}
-
-// touches calls f for each access of e (see footprint.touches).
+// touches calls f for each access of e (see ir.Footprint.Touches).
 func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
 	fp := e.footprint()
-	return fp.touches(f)
+	return fp.Touches(f)
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
@@ -296,13 +278,13 @@ type action struct {
 	self     int32    // the thread (uid)
 }
 
-func (a *action) footprint() footprint {
-	fp := footprint{kind: a.kind, loc: a.loc}
+func (a *action) footprint() ir.Footprint {
+	fp := ir.Footprint{Kind: a.kind, Loc: a.loc}
 	if a.kind == EvAtomic {
-		fp.acc = a.acc
+		fp.Acc = a.acc
 	}
 	if a.kind == EvJoin || a.kind == EvSpawn || a.kind == EvStop {
-		fp.loc = -1
+		fp.Loc = -1
 	}
 	return fp
 }
@@ -310,7 +292,7 @@ func (a *action) footprint() footprint {
 // access reports whether a accesses loc, and whether it writes it (an
 // atomic block's accesses must be known: probed).
 func (a *action) access(loc int32) (touch, write bool) {
-	return accessIn(a.kind, a.loc, a.acc, loc)
+	return ir.AccessIn(a.kind, a.loc, a.acc, loc)
 }
 
 // unfolding is the set U of events discovered so far.
@@ -455,15 +437,15 @@ func udep(a, b *uevent) bool {
 	return accessDep(&fa, &fb)
 }
 
-func accessDep(a, b *footprint) bool {
-	if a.kind != EvAtomic && b.kind != EvAtomic {
+func accessDep(a, b *ir.Footprint) bool {
+	if a.Kind != EvAtomic && b.Kind != EvAtomic {
 		// One access each at most (the common case, without closures).
-		la, wa := a.single()
-		lb, wb := b.single()
+		la, wa := a.Single()
+		lb, wb := b.Single()
 		return la >= 0 && la == lb && (wa || wb)
 	}
-	return a.touches(func(la int32, wa bool) bool {
-		return b.touches(func(lb int32, wb bool) bool {
+	return a.Touches(func(la int32, wa bool) bool {
+		return b.Touches(func(lb int32, wb bool) bool {
 			return la == lb && (wa || wb)
 		})
 	})
@@ -596,7 +578,7 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	}
 	e := &uevent{thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}
 	fp := a.footprint()
-	e.fkind, e.floc = fp.kind, fp.loc
+	e.fkind, e.floc = fp.Kind, fp.Loc
 	// tmax and the skip pointers share one allocation.
 	n, nanc := int(t)+1, 0
 	if pred != nil {

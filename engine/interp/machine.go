@@ -82,18 +82,18 @@ type Thread struct {
 	spawned    int32 // threads this thread has spawned
 }
 
-// EventKind is the kind of a visible step.
-type EventKind uint8
+// EventKind is the kind of a visible step (see ir.EventKind).
+type EventKind = ir.EventKind
 
 const (
-	EvRead EventKind = iota
-	EvWrite
-	EvLock
-	EvUnlock
-	EvSpawn
-	EvJoin
-	EvAtomic
-	EvStop // a pending failure of the thread's local computation
+	EvRead   = ir.EvRead
+	EvWrite  = ir.EvWrite
+	EvLock   = ir.EvLock
+	EvUnlock = ir.EvUnlock
+	EvSpawn  = ir.EvSpawn
+	EvJoin   = ir.EvJoin
+	EvAtomic = ir.EvAtomic
+	EvStop   = ir.EvStop
 )
 
 // Event is one executed visible step.
