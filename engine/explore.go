@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weft/engine/internal/clocks"
 	"weft/engine/interp"
 	"weft/engine/ir"
 
@@ -318,7 +319,7 @@ type explorer struct {
 	prog  *Program
 	opts  Options
 	m     *Machine
-	clk   *clocks
+	clk   *clocks.Clocks
 	nodes []node
 	evs   []Event
 	stats Stats
@@ -341,7 +342,7 @@ func newExplorer(ctx context.Context, prog *Program, opts Options) *explorer {
 	m := interp.NewMachine(prog, opts.LocalBudget)
 	return &explorer{
 		ctx: ctx, prog: prog, opts: opts, m: m,
-		clk:   newClocks(len(m.Threads), len(prog.Locations)),
+		clk:   clocks.New(len(m.Threads), len(prog.Locations)),
 		res:   &Result{Algorithm: opts.Algorithm},
 		start: time.Now(),
 		bugAt: make(map[string]int),
@@ -434,7 +435,7 @@ func (x *explorer) run() {
 		ev := &x.evs[d]
 		ok := x.m.Step(int(p), ev)
 		x.stats.Events += int64(ev.Steps())
-		x.clk.push(ev, len(x.m.Threads), x.mayAccesses(ev))
+		x.clk.Push(ev, len(x.m.Threads), x.mayAccesses(ev))
 		if sdpor {
 			x.addRaces(int32(d), ev)
 		}
@@ -496,7 +497,7 @@ func (x *explorer) exploreOthers(n *node) {
 // thread that took it to sleep at d.
 func (x *explorer) retreat(d int) {
 	x.m.Undo()
-	x.clk.pop()
+	x.clk.Pop()
 	if x.opts.Algorithm == SDPOR {
 		n := &x.nodes[d]
 		n.sleepSet.add(int(n.chosen))
@@ -733,9 +734,9 @@ func (x *explorer) reportKeyed(kind BugKind, msg string, t int32, r source.Range
 // Source-DPOR: for a race e ⋖ d, the initials of notdep(e).d at the node
 // before e must meet its backtrack set.
 func (x *explorer) addRaces(d int32, ev *Event) {
-	x.raceScratch = x.clk.races(d, ev, x.raceScratch[:0])
+	x.raceScratch = x.clk.Races(d, ev, x.raceScratch[:0])
 	for _, e := range x.raceScratch {
-		x.reverse(e, d, ev.Thread, x.clk.depClock(d))
+		x.reverse(e, d, ev.Thread, x.clk.DepClock(d))
 	}
 }
 
@@ -751,16 +752,9 @@ func (x *explorer) addBlockedRaces(depth int32) {
 		if kind != EvLock || x.m.Enabled(t) || loc < 0 {
 			continue
 		}
-		base, _ := c.threadClocks(int32(t))
-		for h := c.head[loc]; h >= 0; h = c.accs[h].prev {
-			p := &c.accs[h]
-			if p.kind != accLock {
-				continue
-			}
-			if c.thread[p.ev] != int32(t) && !c.before(p.ev, base) {
-				x.reverse(p.ev, depth, int32(t), base)
-			}
-			break
+		base, _ := c.ThreadClocks(int32(t))
+		if l := c.LastLock(loc); l >= 0 && c.Thread(l) != int32(t) && !c.Before(l, base) {
+			x.reverse(l, depth, int32(t), base)
 		}
 	}
 }
@@ -776,7 +770,7 @@ func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
 	x.vEvents = x.vEvents[:0]
 	consider := func(tk int32, vc []int32) bool {
 		for _, f := range x.vEvents {
-			if c.before(f, vc) {
+			if c.Before(f, vc) {
 				return false // not an initial: a v-step happens before it
 			}
 		}
@@ -787,11 +781,11 @@ func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
 		return n.backtrack.has(int(tk)) || n.sleepSet.has(int(tk))
 	}
 	for k := e + 1; k < upto; k++ {
-		vc := c.depClock(k)
-		if c.before(e, vc) {
+		vc := c.DepClock(k)
+		if c.Before(e, vc) {
 			continue
 		}
-		if consider(c.thread[k], vc) {
+		if consider(c.Thread(k), vc) {
 			return
 		}
 		x.vEvents = append(x.vEvents, k)
@@ -829,10 +823,10 @@ func containsInt32(s []int32, v int32) bool {
 
 // checkDataRaces reports the data races event d takes part in.
 func (x *explorer) checkDataRaces(d int32, ev *Event) {
-	if x.clk.off {
+	if x.clk.Off {
 		return // no location can race
 	}
-	x.clk.dataRaces(d, x.prog.Locations, func(other int32, loc int32) {
+	x.clk.DataRaces(d, x.prog.Locations, func(other int32, loc int32) {
 		if x.m.Coarse {
 			x.stopReason = stopCoarseRace // see "Coarse steps"
 			return

@@ -49,10 +49,10 @@ func (x *explorer) runQPOR() {
 	q := &qexplorer{x: x}
 	// Only data races need clocks here, and none can happen if every
 	// location is a mutex or atomic.
-	x.clk.noDep, x.clk.off = true, true
+	x.clk.NoDep, x.clk.Off = true, true
 	for _, l := range x.prog.Locations {
 		if !l.Mutex && !l.Atomic {
-			x.clk.off = false
+			x.clk.Off = false
 			break
 		}
 	}
@@ -683,7 +683,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	if !ok {
 		q.x.reportStop(d, ev)
-		x.clk.pop()
+		x.clk.Pop()
 		x.m.Undo()
 	} else if ev.Kind == EvSpawn {
 		child := int(ev.Loc)
@@ -738,7 +738,7 @@ func (q *qexplorer) step(e *uevent, ev *Event) bool {
 		x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.pastOf())
 	}
 	ok := x.m.Step(int(q.midx[e.thread]), ev)
-	x.clk.push(ev, len(x.m.Threads), nil)
+	x.clk.Push(ev, len(x.m.Threads), nil)
 	return ok
 }
 
@@ -830,7 +830,7 @@ func (q *qexplorer) pop(e *uevent) {
 		q.midx[e.childUID] = -1
 		q.uidOf = q.uidOf[:len(q.uidOf)-1]
 	}
-	q.x.clk.pop()
+	q.x.clk.Pop()
 	q.x.m.Undo()
 }
 
@@ -868,12 +868,12 @@ func (q *qexplorer) maximal() {
 	// No stop comes before s, so the machine holds one step per event of
 	// C before it: go back there, run s, count, and come back.
 	for x.m.Depth() > first {
-		x.clk.pop()
+		x.clk.Pop()
 		x.m.Undo()
 	}
 	q.step(s, &x.evs[first])
 	x.executionDone()
-	x.clk.pop()
+	x.clk.Pop()
 	x.m.Undo()
 	for _, e := range q.c.events[first+1:] {
 		if !e.stop {

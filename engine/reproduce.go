@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"weft/engine/internal/clocks"
 )
 
 // Reproduce replays a bug's schedule and checks that the bug happens
@@ -48,15 +49,15 @@ func Reproduce(prog *Program, bug *Bug) error {
 			return fmt.Errorf("empty schedule")
 		}
 	case BugDataRace:
-		c := newClocks(len(prog.Threads), len(prog.Locations))
+		c := clocks.New(len(prog.Threads), len(prog.Locations))
 		found := false
 		for i := range events {
-			c.push(&events[i], len(m.Threads), nil)
+			c.Push(&events[i], len(m.Threads), nil)
 		}
 		if last == nil {
 			return fmt.Errorf("empty schedule")
 		}
-		c.dataRaces(int32(len(events)-1), prog.Locations, func(int32, int32) { found = true })
+		c.DataRaces(int32(len(events)-1), prog.Locations, func(int32, int32) { found = true })
 		if !found {
 			return fmt.Errorf("the last step is in no data race")
 		}

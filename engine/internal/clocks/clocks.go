@@ -1,6 +1,16 @@
-package engine
+// Package clocks keeps the happens-before of the execution being explored,
+// event by event as the machine steps and undoes: vector clocks of
+// dependence (for Source-DPOR's races) and of synchronisation (for data
+// races), and per location the chain of accesses. Every exploration asks
+// it for data races; SDPOR also for its races.
+package clocks
 
-// clocks keeps, for the execution being explored, two vector clocks per
+import (
+	"weft/engine/interp"
+	"weft/engine/ir"
+)
+
+// Clocks keeps, for the execution being explored, two vector clocks per
 // event and, per shared location, the chain of accesses to it:
 //
 //   - the dependence clock: happens-before induced by program order, spawn,
@@ -15,7 +25,7 @@ package engine
 //
 // A clock maps a thread to the number of its events that happen before (or
 // are) the event, so e happens before f iff clock(f)[thread(e)] > index(e).
-type clocks struct {
+type Clocks struct {
 	stride int     // clock width: at least the number of threads
 	dep    []int32 // dependence clock of event i at [i*stride : (i+1)*stride]
 	sync   []int32
@@ -23,7 +33,7 @@ type clocks struct {
 	// only (for data races), and nothing at all when no location can
 	// race; then push and pop do nothing (and dataRaces must not be
 	// asked: explorer.checkDataRaces does not).
-	noDep, off bool
+	NoDep, Off bool
 
 	thread []int32 // per event: its thread
 	index  []int32 // per event: its index in its thread
@@ -37,7 +47,7 @@ type clocks struct {
 	head   []int32 // per location: latest access record, or -1
 	curPC  int32   // pc of the step being pushed
 	curIdx int32   // index in its thread of the step being pushed
-	steps  []int32 // per event: the visible steps it stands for (Event.Steps)
+	steps  []int32 // per event: the visible steps it stands for (interp.Event.Steps)
 
 	zero    []int32
 	scratch []int32 // the dependence clock being computed, with noDep
@@ -71,8 +81,8 @@ type accRec struct {
 	skip int32
 }
 
-func newClocks(threads, locations int) *clocks {
-	c := &clocks{stride: 8}
+func New(threads, locations int) *Clocks {
+	c := &Clocks{stride: 8}
 	for c.stride < threads {
 		c.stride *= 2
 	}
@@ -89,23 +99,23 @@ func newClocks(threads, locations int) *clocks {
 	return c
 }
 
-func (c *clocks) depth() int { return len(c.thread) }
+func (c *Clocks) depth() int { return len(c.thread) }
 
-func (c *clocks) depClock(e int32) []int32 {
+func (c *Clocks) DepClock(e int32) []int32 {
 	return c.dep[int(e)*c.stride : int(e+1)*c.stride]
 }
 
-func (c *clocks) syncClock(e int32) []int32 {
+func (c *Clocks) syncClock(e int32) []int32 {
 	return c.sync[int(e)*c.stride : int(e+1)*c.stride]
 }
 
-// before reports whether event e happens before the point whose clock is vc.
-func (c *clocks) before(e int32, vc []int32) bool {
+// Before reports whether event e happens before the point whose clock is vc.
+func (c *Clocks) Before(e int32, vc []int32) bool {
 	return vc[c.thread[e]] > c.index[e]
 }
 
 // grow widens every clock so that n threads fit.
-func (c *clocks) grow(n int) {
+func (c *Clocks) grow(n int) {
 	for len(c.lastEv) < n {
 		c.lastEv = append(c.lastEv, -1)
 		c.baseEv = append(c.baseEv, -1)
@@ -132,9 +142,9 @@ func (c *clocks) grow(n int) {
 	c.scratch = make([]int32, stride)
 }
 
-// threadClocks returns the clocks a new event of thread t starts from: its
+// ThreadClocks returns the clocks a new event of thread t starts from: its
 // previous event's, or its spawn event's, or zero.
-func (c *clocks) threadClocks(t int32) (dep, sync []int32) {
+func (c *Clocks) ThreadClocks(t int32) (dep, sync []int32) {
 	e := c.lastEv[t]
 	if e < 0 {
 		e = c.baseEv[t]
@@ -142,10 +152,10 @@ func (c *clocks) threadClocks(t int32) (dep, sync []int32) {
 	switch {
 	case e < 0:
 		return c.zero, c.zero
-	case c.noDep:
+	case c.NoDep:
 		return nil, c.syncClock(e)
 	}
-	return c.depClock(e), c.syncClock(e)
+	return c.DepClock(e), c.syncClock(e)
 }
 
 func join(dst, src []int32) {
@@ -156,12 +166,12 @@ func join(dst, src []int32) {
 	}
 }
 
-// push records event ev (just executed, with index d == depth()) and
+// Push records event ev (just executed, with index d == depth()) and
 // computes its clocks. numThreads is the number of threads after the step.
 // may, if not nil, lists the accesses an atomic step may make (see
 // AtomicFootprint): dependence uses them on top of the executed ones.
-func (c *clocks) push(ev *Event, numThreads int, may []Access) {
-	if c.off {
+func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
+	if c.Off {
 		return
 	}
 	c.grow(numThreads)
@@ -173,45 +183,45 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 	c.accLo = append(c.accLo, int32(len(c.accs)))
 	c.steps = append(c.steps, int32(ev.Steps()))
 
-	baseDep, baseSync := c.threadClocks(t)
+	baseDep, baseSync := c.ThreadClocks(t)
 	c.sync = append(c.sync, baseSync...)
 	sync := c.syncClock(d)
 	dep := c.scratch[:c.stride]
-	if !c.noDep {
+	if !c.NoDep {
 		c.dep = append(c.dep, baseDep...)
-		dep = c.depClock(d)
+		dep = c.DepClock(d)
 	}
 	c.curPC, c.curIdx = ev.PC, ev.Index
 
 	kind := ev.Kind
-	if ev.Stop != NoStop && (kind == EvLock || kind == EvUnlock || kind == EvJoin) {
-		kind = EvStop // a failed lock, unlock or join did not happen
+	if ev.Stop != interp.NoStop && (kind == ir.EvLock || kind == ir.EvUnlock || kind == ir.EvJoin) {
+		kind = ir.EvStop // a failed lock, unlock or join did not happen
 	}
 	switch kind {
-	case EvRead:
+	case ir.EvRead:
 		c.access(d, ev.Loc, accRead, false, dep)
-	case EvWrite:
+	case ir.EvWrite:
 		c.access(d, ev.Loc, accWrite, false, dep)
-	case EvLock:
+	case ir.EvLock:
 		if h := c.head[ev.Loc]; h >= 0 { // the last unlock (or nothing)
 			e := c.accs[h].ev
-			if !c.noDep {
-				join(dep, c.depClock(e))
+			if !c.NoDep {
+				join(dep, c.DepClock(e))
 			}
 			join(sync, c.syncClock(e))
 		}
 		c.addAcc(d, ev.Loc, accLock, false)
-	case EvUnlock:
+	case ir.EvUnlock:
 		c.addAcc(d, ev.Loc, accUnlock, false)
-	case EvJoin:
+	case ir.EvJoin:
 		if ev.Loc >= 0 && int(ev.Loc) < len(c.lastEv) {
 			var e int32 = c.lastEv[ev.Loc]
 			if e < 0 {
 				e = c.baseEv[ev.Loc]
 			}
 			if e >= 0 {
-				if !c.noDep {
-					join(dep, c.depClock(e))
+				if !c.NoDep {
+					join(dep, c.DepClock(e))
 				}
 				join(sync, c.syncClock(e))
 				if e == c.lastEv[ev.Loc] {
@@ -223,9 +233,9 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 				}
 			}
 		}
-	case EvSpawn:
+	case ir.EvSpawn:
 		c.baseEv[ev.Loc] = d
-	case EvAtomic:
+	case ir.EvAtomic:
 		for _, a := range ev.Acc {
 			c.access(d, a.Loc, kindOf(a), true, dep)
 		}
@@ -247,15 +257,15 @@ func (c *clocks) push(ev *Event, numThreads int, may []Access) {
 
 // access joins into dep the clocks of the accesses that the new access
 // depends on, and records it.
-func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
-	for h := c.head[loc]; h >= 0 && !c.noDep; {
+func (c *Clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
+	for h := c.head[loc]; h >= 0 && !c.NoDep; {
 		r := &c.accs[h]
 		if r.ev == d || r.tail {
 			h = r.prev // an earlier access of the same atomic step, or of a tail
 			continue
 		}
 		if k == accWrite || r.kind == accWrite {
-			join(dep, c.depClock(r.ev))
+			join(dep, c.DepClock(r.ev))
 		}
 		if r.kind == accWrite {
 			break // everything earlier is ordered before this write
@@ -265,14 +275,14 @@ func (c *clocks) access(d, loc int32, k accKind, atomic bool, dep []int32) {
 	c.addAcc(d, loc, k, atomic)
 }
 
-func kindOf(a Access) accKind {
+func kindOf(a ir.Access) accKind {
 	if a.Write {
 		return accWrite
 	}
 	return accRead
 }
 
-func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
+func (c *Clocks) addAcc(d, loc int32, k accKind, atomic bool) {
 	h := c.head[loc]
 	skip := h
 	if h >= 0 && k == accRead && c.accs[h].kind == accRead && c.accs[h].ev != d &&
@@ -283,9 +293,9 @@ func (c *clocks) addAcc(d, loc int32, k accKind, atomic bool) {
 	c.head[loc] = int32(len(c.accs) - 1)
 }
 
-// pop forgets the latest event.
-func (c *clocks) pop() {
-	if c.off {
+// Pop forgets the latest event.
+func (c *Clocks) Pop() {
+	if c.Off {
 		return
 	}
 	d := int32(len(c.thread) - 1)
@@ -306,31 +316,31 @@ func (c *clocks) pop() {
 	c.steps = c.steps[:d]
 	c.prevTh = c.prevTh[:d]
 	c.accLo = c.accLo[:d]
-	if !c.noDep {
+	if !c.NoDep {
 		c.dep = c.dep[:int(d)*c.stride]
 	}
 	c.sync = c.sync[:int(d)*c.stride]
 }
 
-// races appends to out the earlier events that are in a race with event d
+// Races appends to out the earlier events that are in a race with event d
 // (already pushed): dependent, of another thread, ordered before d, with no
 // other event in between in the dependence order. For a lock, the race is
 // with the previous lock of the same mutex (whose critical section must
 // end before d can start); reversing that pair is what explores the other
 // order of the two critical sections.
-func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
+func (c *Clocks) Races(d int32, ev *interp.Event, out []int32) []int32 {
 	t := c.thread[d]
 	var base []int32
 	if e := c.prevTh[d]; e >= 0 {
-		base = c.depClock(e)
+		base = c.DepClock(e)
 	} else if e := c.baseEv[t]; e >= 0 {
-		base = c.depClock(e)
+		base = c.DepClock(e)
 	} else {
 		base = c.zero
 	}
 	lo := len(out)
 	switch ev.Kind {
-	case EvRead, EvWrite, EvAtomic:
+	case ir.EvRead, ir.EvWrite, ir.EvAtomic:
 		for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
 			r := c.accs[i]
 			if r.tail {
@@ -343,7 +353,7 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 					continue
 				}
 				if r.kind == accWrite || p.kind == accWrite {
-					if c.thread[p.ev] != t && !c.before(p.ev, base) {
+					if c.thread[p.ev] != t && !c.Before(p.ev, base) {
 						out = appendUnique(out, lo, p.ev)
 					}
 				}
@@ -353,7 +363,7 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 				h = p.skip
 			}
 		}
-	case EvLock:
+	case ir.EvLock:
 		if lo := c.accLo[d]; int(lo) == len(c.accs) || c.accs[lo].kind != accLock {
 			break // a failed lock did not happen
 		}
@@ -362,7 +372,7 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 			if p.kind != accLock {
 				continue
 			}
-			if c.thread[p.ev] != t && !c.before(p.ev, base) {
+			if c.thread[p.ev] != t && !c.Before(p.ev, base) {
 				out = append(out, p.ev)
 			}
 			break
@@ -376,7 +386,7 @@ func (c *clocks) races(d int32, ev *Event, out []int32) []int32 {
 		for i, e := range cand {
 			covered := false
 			for j, f := range cand {
-				if i != j && e != f && c.before(e, c.depClock(f)) {
+				if i != j && e != f && c.Before(e, c.DepClock(f)) {
 					covered = true
 					break
 				}
@@ -399,11 +409,11 @@ func appendUnique(out []int32, lo int, e int32) []int32 {
 	return append(out, e)
 }
 
-// dataRaces calls report for each earlier access that forms a data race
+// DataRaces calls report for each earlier access that forms a data race
 // with an access of event d: same non-atomic location, another thread, at
 // least one a write, not both inside atomic blocks, and unordered by the
 // synchronisation clock.
-func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, loc int32)) {
+func (c *Clocks) DataRaces(d int32, locs []ir.Location, report func(other int32, loc int32)) {
 	sync := c.syncClock(d)
 	t := c.thread[d]
 	for i := c.accLo[d]; i < int32(len(c.accs)); i++ {
@@ -428,4 +438,18 @@ func (c *clocks) dataRaces(d int32, locs []Location, report func(other int32, lo
 			h = p.skip
 		}
 	}
+}
+
+// Thread is the thread of event e.
+func (c *Clocks) Thread(e int32) int32 { return c.thread[e] }
+
+// LastLock is the last lock of the mutex at loc among the events pushed,
+// or -1.
+func (c *Clocks) LastLock(loc int32) int32 {
+	for h := c.head[loc]; h >= 0; h = c.accs[h].prev {
+		if p := &c.accs[h]; p.kind == accLock {
+			return p.ev
+		}
+	}
+	return -1
 }
