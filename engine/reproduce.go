@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 	"weft/engine/internal/clocks"
 )
 
@@ -65,55 +64,4 @@ func Reproduce(prog *Program, bug *Bug) error {
 		return fmt.Errorf("unknown bug kind %q", bug.Kind)
 	}
 	return nil
-}
-
-// FormatWords renders size words of shared memory from offset (an array
-// with dims, or a scalar) for display: "3", "{0, 7, 7}", "{{1, 2}, {3, 4}}".
-func FormatWords(prog *Program, m *Machine, offset, size int, dims []int) string {
-	words := m.Mem[offset : offset+size]
-	return formatNested(words, dims, func(i int, v int64) string {
-		return formatValue(prog, m, int32(offset+i), v)
-	})
-}
-
-// FormatLocal renders a local variable of a thread.
-func FormatLocal(m *Machine, th *Thread, lv LocalVar) string {
-	if lv.Slot+lv.Size > len(th.Frame) {
-		return "?"
-	}
-	words := th.Frame[lv.Slot : lv.Slot+lv.Size]
-	return formatNested(words, lv.Dims, func(_ int, v int64) string {
-		return formatWord(m, lv.Bool, lv.Tid, v)
-	})
-}
-
-func formatNested(words []int64, dims []int, elem func(int, int64) string) string {
-	if len(dims) == 0 {
-		if len(words) == 0 {
-			return "?"
-		}
-		return elem(0, words[0])
-	}
-	var sb strings.Builder
-	var rec func(lo int, d int)
-	rec = func(lo int, d int) {
-		sb.WriteByte('{')
-		stride := 1
-		for _, n := range dims[d+1:] {
-			stride *= n
-		}
-		for i := 0; i < dims[d]; i++ {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			if d == len(dims)-1 {
-				sb.WriteString(elem(lo+i, words[lo+i]))
-			} else {
-				rec(lo+i*stride, d+1)
-			}
-		}
-		sb.WriteByte('}')
-	}
-	rec(0, 0)
-	return sb.String()
 }

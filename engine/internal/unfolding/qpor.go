@@ -1,10 +1,13 @@
-package engine
+package unfolding
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"weft/engine/internal/driver"
+	"weft/engine/interp"
+	"weft/engine/ir"
 )
 
 // qexplorer runs Alg. 1 of the QPOR paper (Explore(C, D, A)) over the
@@ -14,14 +17,14 @@ import (
 // (bug reports, traces, statistics, budgets, callbacks) is shared with the
 // other modes.
 type qexplorer struct {
-	x     *explorer
+	x     *driver.Driver
 	k     int // k-partial alternatives; 0: optimal (every event of D)
 	u     *unfolding
 	c     config
 	d     []*uevent // D, in the order events were added
 	uidOf []int32   // machine thread index → uid
 	midx  []int32   // uid → machine thread index (-1: not in the execution)
-	tmp   Event
+	tmp   interp.Event
 
 	deltaBuf []*uevent
 	seenBuf  []position
@@ -45,34 +48,36 @@ type qexplorer struct {
 	truncated bool // some configuration reached lengthCap
 }
 
-func (x *explorer) runQPOR() {
+// Run explores with the unfolding: qpor with k-partial alternatives
+// (x.Opts.K) or optimal, as x.Opts.Algorithm says.
+func Run(x *driver.Driver) {
 	q := &qexplorer{x: x}
 	// Only data races need clocks here, and none can happen if every
 	// location is a mutex or atomic.
-	x.clk.NoDep, x.clk.Off = true, true
-	for _, l := range x.prog.Locations {
+	x.Clk.NoDep, x.Clk.Off = true, true
+	for _, l := range x.Prog.Locations {
 		if !l.Mutex && !l.Atomic {
-			x.clk.Off = false
+			x.Clk.Off = false
 			break
 		}
 	}
-	if x.opts.Algorithm == QPOR {
-		q.k = x.opts.K
+	if x.Opts.Algorithm == driver.QPOR {
+		q.k = x.Opts.K
 		if q.k <= 0 {
 			q.k = 1
 		}
 	}
-	for i := range x.m.Threads {
+	for i := range x.M.Threads {
 		q.uidOf = append(q.uidOf, int32(i))
 		q.midx = append(q.midx, int32(i))
 	}
-	q.u = newUnfolding(x.prog, x.m, q.uidFn)
-	q.u.bound = int32(min(x.opts.MaxSteps, math.MaxInt32))
-	q.lengthCap = int(min(int64(x.opts.MaxSteps)*lengthCapFactor, math.MaxInt32))
-	q.c.locs = make([][]*uevent, len(x.prog.Locations))
-	q.c.nextOn = make([][]position, len(x.prog.Locations))
-	q.c.jump = make([][]int32, len(x.prog.Locations))
-	q.c.wpos = make([][]int32, len(x.prog.Locations))
+	q.u = newUnfolding(x.Prog, x.M, q.uidFn)
+	q.u.bound = int32(min(x.Opts.MaxSteps, math.MaxInt32))
+	q.lengthCap = int(min(int64(x.Opts.MaxSteps)*lengthCapFactor, math.MaxInt32))
+	q.c.locs = make([][]*uevent, len(x.Prog.Locations))
+	q.c.nextOn = make([][]position, len(x.Prog.Locations))
+	q.c.jump = make([][]int32, len(x.Prog.Locations))
+	q.c.wpos = make([][]int32, len(x.Prog.Locations))
 	q.c.grow(q.u.nuid)
 	for t, a := range q.u.starts {
 		if a != nil && !q.u.startFin[t] {
@@ -81,22 +86,22 @@ func (x *explorer) runQPOR() {
 		}
 	}
 	q.pruneMin = qporPruneMin
-	if x.opts.pruneAlways {
+	if x.Opts.PruneAlways {
 		q.pruneMin = 0
 	}
 	q.pruneAt = q.pruneMin
 	q.explore(nil, nil)
-	if q.truncated && x.stopReason == "" {
-		x.stopReason = StoppedExecutionLength
+	if q.truncated && x.StopReason == "" {
+		x.StopReason = driver.StoppedExecutionLength
 	}
-	x.finish()
+	x.Finish()
 }
 
 func (q *qexplorer) uidFn(mi int) int32 { return q.uidOf[mi] }
 
 // present reports whether thread t exists in C.
 func (q *qexplorer) present(t int32) bool {
-	return int(t) < len(q.x.prog.Threads) || (int(t) < len(q.c.spawnerOf) && q.c.spawnerOf[t] != nil)
+	return int(t) < len(q.x.Prog.Threads) || (int(t) < len(q.c.spawnerOf) && q.c.spawnerOf[t] != nil)
 }
 
 // nextOf is thread t's action after p (its start if p is nil), or nil.
@@ -107,7 +112,7 @@ func (q *qexplorer) nextOf(t int32, p *uevent) *action {
 		}
 		return p.next
 	}
-	if int(t) < len(q.x.prog.Threads) {
+	if int(t) < len(q.x.Prog.Threads) {
 		if q.u.startFin[t] {
 			return nil
 		}
@@ -126,7 +131,7 @@ func (q *qexplorer) probe(t int32, a *action) {
 	if a.probed {
 		return
 	}
-	m := q.x.m
+	m := q.x.M
 	mi := int(q.midx[t])
 	th := m.Threads[mi]
 	if fp := th.Body.Atomics[th.PC]; fp != nil && !fp.Stable {
@@ -137,7 +142,7 @@ func (q *qexplorer) probe(t int32, a *action) {
 		return
 	}
 	m.Step(mi, &q.tmp)
-	a.acc = append([]Access(nil), q.tmp.Acc...)
+	a.acc = append([]ir.Access(nil), q.tmp.Acc...)
 	a.probed = true
 	m.Undo()
 }
@@ -146,7 +151,7 @@ func (q *qexplorer) probe(t int32, a *action) {
 // en(C) when the caller knows it (nil: compute it).
 func (q *qexplorer) explore(A, en []*uevent) {
 	x := q.x
-	if x.stopReason != "" || x.cancelled() {
+	if x.StopReason != "" || x.Cancelled() {
 		return
 	}
 	depth := len(q.c.events)
@@ -159,12 +164,12 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		q.maximal()
 		return
 	}
-	if x.m.StepCount() >= q.lengthCap {
+	if x.M.StepCount() >= q.lengthCap {
 		// A resource bound, not a cut (see "The step bound"): this
 		// branch is not explored further, and the exploration will say
 		// it is incomplete.
 		q.truncated = true
-		x.executionDone()
+		x.ExecutionDone()
 		return
 	}
 	var e *uevent
@@ -178,13 +183,13 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		if e == nil {
 			// Cannot happen (the minimal events of J \ C are enabled at
 			// C); should it, fall back to the free choice of line 7.
-			q.x.anomaly("a clue none of whose events is enabled")
+			q.x.Anomaly("a clue none of whose events is enabled")
 			A = nil
 		}
 	}
 	if e == nil {
 		if e = q.choose(en); e == nil {
-			x.stats.SSB++
+			x.Stats.SSB++
 			return
 		}
 	}
@@ -192,7 +197,7 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		q.explore(removeEv(A, e), q.enabledAfter(en, e, q.enBuffer(depth + 1)[:0]))
 	}
 	q.pop(e)
-	if x.stopReason != "" {
+	if x.StopReason != "" {
 		return
 	}
 	e.inD++
@@ -243,7 +248,7 @@ func (q *qexplorer) choose(en []*uevent) *uevent {
 		if f.thread == last {
 			return f
 		}
-		th := q.x.m.Threads[q.midx[f.thread]]
+		th := q.x.M.Threads[q.midx[f.thread]]
 		if left := int32(len(th.Body.Code)) - th.PC; left > most {
 			most, e = left, f
 		}
@@ -330,7 +335,7 @@ func (q *qexplorer) prune() {
 	if q.pruneMin == 0 {
 		q.pruneAt = 0 // tests: prune at the end of every call
 		if err := q.checkIndexes(); err != nil {
-			q.x.anomaly(fmt.Sprintf("after pruning %d: %v", q.pruneGen, err))
+			q.x.Anomaly(fmt.Sprintf("after pruning %d: %v", q.pruneGen, err))
 		}
 	}
 }
@@ -443,7 +448,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 	if found {
 		return true
 	}
-	if e.fkind == EvStop {
+	if e.fkind == ir.EvStop {
 		return true // rare: kept without a closer look
 	}
 	// Events of D: siblings, or dependent. (A join or a spawn needs no
@@ -551,7 +556,7 @@ func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*ueve
 		case f != nil:
 			// f's footprint is its action's (f is enabled: its atomic
 			// block was probed); events carry it, so no action to read.
-			if f.fkind != EvJoin && f.fkind != EvAtomic && e.fkind != EvAtomic {
+			if f.fkind != ir.EvJoin && f.fkind != ir.EvAtomic && e.fkind != ir.EvAtomic {
 				lf, wf := f.single()
 				le, we := e.single()
 				if lf >= 0 && lf == le && (wf || we) {
@@ -581,7 +586,7 @@ type enRecord struct {
 // enabledNew is enabledOf(t) after a push, taken from what addExtensions
 // found if it can.
 func (q *qexplorer) enabledNew(t int32) *uevent {
-	if r := q.enNew[t]; r.push == q.pushes && r.ev != nil && q.x.m.Enabled(int(q.midx[t])) {
+	if r := q.enNew[t]; r.push == q.pushes && r.ev != nil && q.x.M.Enabled(int(q.midx[t])) {
 		return r.ev
 	}
 	return q.enabledOf(t)
@@ -594,12 +599,12 @@ func (q *qexplorer) enabledOf(t int32) *uevent {
 	}
 	p := q.c.tmax[t]
 	a := q.nextOf(t, p)
-	if a == nil || !q.x.m.Enabled(int(q.midx[t])) {
+	if a == nil || !q.x.M.Enabled(int(q.midx[t])) {
 		return nil
 	}
 	q.probe(t, a)
 	var sp *uevent
-	if p == nil && int(t) >= len(q.x.prog.Threads) {
+	if p == nil && int(t) >= len(q.x.Prog.Threads) {
 		sp = q.c.spawnerOf[t]
 	}
 	q.genBuf = q.latestDeps(t, a, q.genBuf[:0])
@@ -618,7 +623,7 @@ func (q *qexplorer) enBuffer(depth int) []*uevent {
 // of thread t depends on: every event of C it depends on is below one of
 // them.
 func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
-	if a.kind == EvJoin {
+	if a.kind == ir.EvJoin {
 		if T := a.loc; T >= 0 && int(T) < len(q.c.tmax) {
 			if f := q.c.tmax[T]; f != nil && f.finished {
 				out = append(out, f)
@@ -656,12 +661,12 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 func (q *qexplorer) push(e *uevent) bool {
 	x := q.x
 	mi := int(q.midx[e.thread])
-	d, steps := x.m.Depth(), x.m.StepCount()
-	x.node(d)
-	ev := &x.evs[d]
+	d, steps := x.M.Depth(), x.M.StepCount()
+	x.GrowEvents(d)
+	ev := &x.Evs[d]
 	ok := q.step(e, ev)
-	x.stats.Events += int64(ev.Steps())
-	x.checkDataRaces(int32(d), ev)
+	x.Stats.Events += int64(ev.Steps())
+	x.CheckDataRaces(int32(d), ev)
 	first := !e.executed
 	if first {
 		e.executed = true
@@ -672,23 +677,22 @@ func (q *qexplorer) push(e *uevent) bool {
 		if ok {
 			e.tsteps += int32(ev.Steps())
 		}
-		if ev.Kind == EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
-			x.anomaly("a Stable atomic block's accesses changed") // cannot happen
+		if ev.Kind == ir.EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
+			x.Anomaly("a Stable atomic block's accesses changed") // cannot happen
 		}
-		if ev.Kind == EvLock || ev.Kind == EvUnlock {
-			if h := x.m.Mem[ev.Loc]; h > 0 {
+		if ev.Kind == ir.EvLock || ev.Kind == ir.EvUnlock {
+			if h := x.M.Mem[ev.Loc]; h > 0 {
 				e.holder = q.uidOf[h-1] + 1
 			}
 		}
 	}
 	if !ok {
-		q.x.reportStop(d, ev)
-		x.clk.Pop()
-		x.m.Undo()
-	} else if ev.Kind == EvSpawn {
+		q.x.ReportStop(d, ev)
+		x.Undo()
+	} else if ev.Kind == ir.EvSpawn {
 		child := int(ev.Loc)
 		if first {
-			e.childUID = q.u.childUID(e.thread, x.m.Threads[child].SpawnIndex)
+			e.childUID = q.u.childUID(e.thread, x.M.Threads[child].SpawnIndex)
 		}
 		for len(q.uidOf) <= child {
 			q.uidOf = append(q.uidOf, -1)
@@ -699,15 +703,15 @@ func (q *qexplorer) push(e *uevent) bool {
 		}
 		q.midx[e.childUID] = int32(child)
 		if first {
-			e.childNext = peekAction(x.m, child, q.uidFn)
-			e.childFin = x.m.Threads[child].Status == Finished
+			e.childNext = peekAction(x.M, child, q.uidFn)
+			e.childFin = x.M.Threads[child].Status == interp.Finished
 			if e.childNext != nil {
 				q.probe(e.childUID, e.childNext)
 			}
 		}
 	}
 	if first && ok && !ev.Finished {
-		e.next = peekAction(x.m, mi, q.uidFn)
+		e.next = peekAction(x.M, mi, q.uidFn)
 		if e.next != nil {
 			q.probe(e.thread, e.next) // config.nextOn needs its locations
 		}
@@ -722,7 +726,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	if ok && q.nearBound(steps) && e.pastOf()+e.tsteps-e.predSteps() >= q.u.bound {
 		q.reportStepBound(e)
 	}
-	return x.stopReason == ""
+	return x.StopReason == ""
 }
 
 // step executes e on the machine (which stands at a linearisation of C,
@@ -730,15 +734,14 @@ func (q *qexplorer) push(e *uevent) bool {
 // clocks. It returns false if e stops. A coarse tail ends where e's past
 // and e together reach the step bound, so that e's steps are the same in
 // every linearisation.
-func (q *qexplorer) step(e *uevent, ev *Event) bool {
+func (q *qexplorer) step(e *uevent, ev *interp.Event) bool {
 	x := q.x
-	if x.m.StepCount()+1+maxTail < int(q.u.bound) { // q.nearBound, inlined
-		x.m.TailBound = 0
+	if x.M.StepCount()+1+interp.MaxTail < int(q.u.bound) { // q.nearBound, inlined
+		x.M.TailBound = 0
 	} else {
-		x.m.TailBound = x.m.StepCount() + int(q.u.bound-e.pastOf())
+		x.M.TailBound = x.M.StepCount() + int(q.u.bound-e.pastOf())
 	}
-	ok := x.m.Step(int(q.midx[e.thread]), ev)
-	x.clk.Push(ev, len(x.m.Threads), nil)
+	ok := x.Step(int(q.midx[e.thread]), ev)
 	return ok
 }
 
@@ -746,7 +749,7 @@ func (q *qexplorer) step(e *uevent, ev *Event) bool {
 // may reach the step bound ([e) ⊆ C, and e has at most 1+maxTail steps):
 // only then is its past counted.
 func (q *qexplorer) nearBound(steps int) bool {
-	return int64(steps)+1+maxTail >= int64(q.u.bound)
+	return int64(steps)+1+interp.MaxTail >= int64(q.u.bound)
 }
 
 // lengthCapFactor times the step bound is the length beyond which a
@@ -786,10 +789,10 @@ func (q *qexplorer) reportStepBound(e *uevent) {
 		}
 	}
 	p := q.midx[blame.thread]
-	x.report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.opts.MaxSteps), p, x.rangeOf(p, x.m.Threads[p].PC), x.m.Depth(), nil)
+	x.Report(driver.BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.Opts.MaxSteps), p, x.RangeOf(p, x.M.Threads[p].PC), x.M.Depth(), nil)
 }
 
-func sameAccesses(a, b []Access) bool {
+func sameAccesses(a, b []ir.Access) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -826,12 +829,11 @@ func (q *qexplorer) pop(e *uevent) {
 	if e.stop {
 		return
 	}
-	if e.fkind == EvSpawn {
+	if e.fkind == ir.EvSpawn {
 		q.midx[e.childUID] = -1
 		q.uidOf = q.uidOf[:len(q.uidOf)-1]
 	}
-	q.x.clk.Pop()
-	q.x.m.Undo()
+	q.x.Undo()
 }
 
 // maximal handles a maximal configuration C.
@@ -851,9 +853,9 @@ func (q *qexplorer) maximal() {
 	x := q.x
 	if q.c.nstops == 0 {
 		if q.cut() {
-			x.executionDone()
+			x.ExecutionDone()
 		} else {
-			x.maximal(x.m.Depth())
+			x.Deadlock(x.M.Depth())
 		}
 		return
 	}
@@ -862,24 +864,22 @@ func (q *qexplorer) maximal() {
 		first++
 	}
 	s := q.c.events[first]
-	if s.stopKind == StopAssume {
-		x.stats.AssumeBlocked++
+	if s.stopKind == interp.StopAssume {
+		x.Stats.AssumeBlocked++
 	}
 	// No stop comes before s, so the machine holds one step per event of
 	// C before it: go back there, run s, count, and come back.
-	for x.m.Depth() > first {
-		x.clk.Pop()
-		x.m.Undo()
+	for x.M.Depth() > first {
+		x.Undo()
 	}
-	q.step(s, &x.evs[first])
-	x.executionDone()
-	x.clk.Pop()
-	x.m.Undo()
+	q.step(s, &x.Evs[first])
+	x.ExecutionDone()
+	x.Undo()
 	for _, e := range q.c.events[first+1:] {
 		if !e.stop {
-			d := x.m.Depth()
-			x.node(d)
-			q.step(e, &x.evs[d])
+			d := x.M.Depth()
+			x.GrowEvents(d)
+			q.step(e, &x.Evs[d])
 		}
 	}
 }
@@ -889,14 +889,14 @@ func (q *qexplorer) maximal() {
 // there is beyond the bound. That event's past is in C: none is unless C
 // has reached the bound.
 func (q *qexplorer) cut() bool {
-	if q.x.m.StepCount() < int(q.u.bound) {
+	if q.x.M.StepCount() < int(q.u.bound) {
 		return false
 	}
 	for t, p := range q.c.tmax {
 		if !q.present(int32(t)) || q.nextOf(int32(t), p) == nil {
 			continue
 		}
-		if mi := q.midx[t]; mi >= 0 && q.x.m.Enabled(int(mi)) {
+		if mi := q.midx[t]; mi >= 0 && q.x.M.Enabled(int(mi)) {
 			return true
 		}
 	}
@@ -908,14 +908,14 @@ func (q *qexplorer) cut() bool {
 func (q *qexplorer) addExtensions(e *uevent) {
 	q.enumerate(e.thread, e, nil, e)
 	spawned := int32(-1)
-	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 && q.c.spawnerOf[e.childUID] == e {
+	if e.fkind == ir.EvSpawn && !e.stop && e.childUID >= 0 && q.c.spawnerOf[e.childUID] == e {
 		spawned = e.childUID
 		q.enumerate(spawned, nil, e, e)
 	}
 	// The other positions whose next action depends on e, from the
 	// index of C's positions by location (config.nextOn).
-	nd := int32(len(q.x.prog.Threads))
-	multi := e.fkind == EvAtomic
+	nd := int32(len(q.x.Prog.Threads))
+	multi := e.fkind == ir.EvAtomic
 	seen := q.seenBuf[:0]
 	// excluded reports whether pos is of e's thread or spawned, or
 	// before the last event of its thread in [e]: its successor in C is
@@ -1028,7 +1028,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	cand := q.candBuf[:0]
 	// Only an atomic block's scans over several locations may meet an
 	// event twice: stamps mark those candidates.
-	multi := a.kind == EvAtomic
+	multi := a.kind == ir.EvAtomic
 	if multi {
 		q.stamp++
 	}
@@ -1042,7 +1042,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		}
 		cand = append(cand, f)
 	}
-	if a.kind == EvJoin {
+	if a.kind == ir.EvJoin {
 		if T := a.loc; T >= 0 && int(T) < len(q.c.tmax) {
 			if f := q.c.tmax[T]; f != nil && f.finished && !leqView(f, base) {
 				add(f)
@@ -1150,12 +1150,12 @@ func (q *qexplorer) scratch(depth int) []*uevent {
 // generators and its per-thread maxima tm.
 func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *uevent {
 	switch a.kind {
-	case EvLock:
+	case ir.EvLock:
 		h := q.holderIn(a.loc, tm)
 		if h != 0 && h != int64(t)+1 {
 			return nil
 		}
-	case EvJoin:
+	case ir.EvJoin:
 		T := a.loc
 		if T == t {
 			return nil
@@ -1177,7 +1177,7 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 // each location it touches in its history (a subset of C).
 func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
 	n := q.u.events
-	e := q.u.event(t, p, sp, a, gen, q.x.m.StepCount() >= int(q.u.bound))
+	e := q.u.event(t, p, sp, a, gen, q.x.M.StepCount() >= int(q.u.bound))
 	if e == nil || e.id < n {
 		return e
 	}
@@ -1288,7 +1288,7 @@ func (q *qexplorer) holderIn(loc int32, tm []*uevent) int64 {
 }
 
 func (q *qexplorer) finishedAtStart(T int32, tm []*uevent) bool {
-	if int(T) < len(q.x.prog.Threads) {
+	if int(T) < len(q.x.Prog.Threads) {
 		return q.u.startFin[T]
 	}
 	if int(T) < len(q.c.spawnerOf) {

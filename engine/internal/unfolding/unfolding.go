@@ -1,8 +1,10 @@
-package engine
+package unfolding
 
-import "weft/engine/ir"
-
-import "math/bits"
+import (
+	"math/bits"
+	"weft/engine/interp"
+	"weft/engine/ir"
+)
 
 // The unfolding (prime event structure) that the qpor and optimal modes
 // explore, after Nguyen, Rodríguez, Sousa, Coti and Petrucci,
@@ -167,8 +169,8 @@ type uevent struct {
 	inD      int32 // how many times in the current D
 	stamp    int32 // scratch
 	floc     int32
-	fkind    EventKind // its action's footprint (with act.acc for atomic blocks)
-	executed bool      // known once executed: executed, stop, finished, stopKind, childFin
+	fkind    ir.EventKind // its action's footprint (with act.acc for atomic blocks)
+	executed bool         // known once executed: executed, stop, finished, stopKind, childFin
 	stop     bool
 	finished bool
 	pred     *uevent
@@ -184,7 +186,7 @@ type uevent struct {
 	dpos     int32 // while in D: its last index in qexplorer.d
 	bpos     int32 // index in bucket.ev (-1: hidden)
 	kpos     int32 // index in pred.kids.ev (-1: hidden)
-	stopKind StopKind
+	stopKind interp.StopKind
 	childFin bool  // spawn events: the child finished without a visible step
 	wide     bool  // its children are also indexed by key hash (unfolding.wide)
 	past     int32 // fine steps in its strict past [e), -1 until counted (see "The step bound")
@@ -232,7 +234,7 @@ func (e *uevent) predSteps() int32 {
 // footprint is e's footprint: what its action accesses.
 func (e *uevent) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: e.fkind, Loc: e.floc}
-	if e.fkind == EvAtomic {
+	if e.fkind == ir.EvAtomic {
 		fp.Acc = e.act.acc
 	}
 	return fp
@@ -246,8 +248,8 @@ func (e *uevent) single() (loc int32, write bool) {
 
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
-	if e.fkind == EvAtomic {
-		return ir.AccessIn(EvAtomic, -1, e.act.acc, loc)
+	if e.fkind == ir.EvAtomic {
+		return ir.AccessIn(ir.EvAtomic, -1, e.act.acc, loc)
 	}
 	return ir.AccessIn(e.fkind, e.floc, nil, loc)
 }
@@ -262,7 +264,7 @@ func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
 // write, a lock or an unlock): lastW is kept for those.
 func (e *uevent) hasLastW() bool {
 	switch e.fkind {
-	case EvRead, EvWrite, EvLock, EvUnlock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock:
 		return true
 	}
 	return false
@@ -270,20 +272,20 @@ func (e *uevent) hasLastW() bool {
 
 // action is what a thread does next after some event (or at its start).
 type action struct {
-	kind     EventKind
-	loc      int32    // location; for join, the target's uid (-1: invalid handle)
-	acc      []Access // atomic blocks: the accesses observed
-	probed   bool     // acc is known
-	unstable bool     // acc is everything the block may access (AtomicFootprint)
-	self     int32    // the thread (uid)
+	kind     ir.EventKind
+	loc      int32       // location; for join, the target's uid (-1: invalid handle)
+	acc      []ir.Access // atomic blocks: the accesses observed
+	probed   bool        // acc is known
+	unstable bool        // acc is everything the block may access (AtomicFootprint)
+	self     int32       // the thread (uid)
 }
 
 func (a *action) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: a.kind, Loc: a.loc}
-	if a.kind == EvAtomic {
+	if a.kind == ir.EvAtomic {
 		fp.Acc = a.acc
 	}
-	if a.kind == EvJoin || a.kind == EvSpawn || a.kind == EvStop {
+	if a.kind == ir.EvJoin || a.kind == ir.EvSpawn || a.kind == ir.EvStop {
 		fp.Loc = -1
 	}
 	return fp
@@ -297,7 +299,7 @@ func (a *action) access(loc int32) (touch, write bool) {
 
 // unfolding is the set U of events discovered so far.
 type unfolding struct {
-	prog   *Program
+	prog   *ir.Program
 	events int32
 	byKey  map[uint64]*uevent // threads' first events by keyHash, chained by uevent.hnext (the others are found among their predecessor's children)
 	// The spike candidates are indexed by (location l they touch, last
@@ -320,7 +322,7 @@ type unfolding struct {
 	multi map[*uevent][]*candBucket // events that access several locations: their buckets
 }
 
-func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
+func newUnfolding(prog *ir.Program, m *interp.Machine, uidOf func(int) int32) *unfolding {
 	u := &unfolding{
 		prog:      prog,
 		byKey:     make(map[uint64]*uevent),
@@ -332,28 +334,28 @@ func newUnfolding(prog *Program, m *Machine, uidOf func(int) int32) *unfolding {
 	}
 	for t := range prog.Threads {
 		u.starts = append(u.starts, peekAction(m, t, uidOf))
-		u.startFin = append(u.startFin, m.Threads[t].Status == Finished)
+		u.startFin = append(u.startFin, m.Threads[t].Status == interp.Finished)
 	}
 	return u
 }
 
 // peekAction describes thread t's next step on the machine (nil if the
 // thread has finished).
-func peekAction(m *Machine, t int, uidOf func(int) int32) *action {
+func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	th := m.Threads[t]
-	if th.Status == Finished {
+	if th.Status == interp.Finished {
 		return nil
 	}
 	kind, loc := m.Peek(t)
 	a := &action{kind: kind, loc: loc, self: uidOf(t)}
-	if kind == EvJoin {
+	if kind == ir.EvJoin {
 		if loc >= 0 && int(loc) < len(m.Threads) {
 			a.loc = uidOf(int(loc))
 		} else {
 			a.loc = -1
 		}
 	}
-	if kind != EvAtomic {
+	if kind != ir.EvAtomic {
 		a.probed = true
 	}
 	return a
@@ -421,16 +423,16 @@ func mergeInto(tm []*uevent, e *uevent) []*uevent {
 
 // udep reports whether two events of different threads are dependent.
 func udep(a, b *uevent) bool {
-	if a.fkind == EvJoin && a.act.loc == b.thread && b.finished {
+	if a.fkind == ir.EvJoin && a.act.loc == b.thread && b.finished {
 		return true
 	}
-	if b.fkind == EvJoin && b.act.loc == a.thread && a.finished {
+	if b.fkind == ir.EvJoin && b.act.loc == a.thread && a.finished {
 		return true
 	}
-	if a.fkind == EvSpawn && a.childUID == b.thread && b.idx == 0 && b.spawner == a {
+	if a.fkind == ir.EvSpawn && a.childUID == b.thread && b.idx == 0 && b.spawner == a {
 		return true
 	}
-	if b.fkind == EvSpawn && b.childUID == a.thread && a.idx == 0 && a.spawner == b {
+	if b.fkind == ir.EvSpawn && b.childUID == a.thread && a.idx == 0 && a.spawner == b {
 		return true
 	}
 	fa, fb := a.footprint(), b.footprint()
@@ -438,7 +440,7 @@ func udep(a, b *uevent) bool {
 }
 
 func accessDep(a, b *ir.Footprint) bool {
-	if a.Kind != EvAtomic && b.Kind != EvAtomic {
+	if a.Kind != ir.EvAtomic && b.Kind != ir.EvAtomic {
 		// One access each at most (the common case, without closures).
 		la, wa := a.Single()
 		lb, wb := b.Single()
@@ -453,7 +455,7 @@ func accessDep(a, b *ir.Footprint) bool {
 
 // actDep reports whether action a (of another thread) depends on event e.
 func actDep(a *action, e *uevent) bool {
-	if a.kind == EvJoin {
+	if a.kind == ir.EvJoin {
 		return a.loc == e.thread && e.finished
 	}
 	fp := a.footprint()
@@ -689,7 +691,7 @@ func (c *config) addPos(t int32, p *uevent, a *action) {
 		}
 		return append(s, pos)
 	}
-	if a.kind == EvJoin {
+	if a.kind == ir.EvJoin {
 		if a.loc >= 0 {
 			for int(a.loc) >= len(c.joinOn) {
 				c.joinOn = append(c.joinOn, nil)
@@ -709,7 +711,7 @@ func (c *config) removePos(t int32, p *uevent, a *action) {
 		}
 		return s
 	}
-	if a.kind == EvJoin {
+	if a.kind == ir.EvJoin {
 		if a.loc >= 0 && int(a.loc) < len(c.joinOn) {
 			c.joinOn[a.loc] = drop(c.joinOn[a.loc])
 		}
@@ -721,9 +723,9 @@ func (c *config) removePos(t int32, p *uevent, a *action) {
 // forLocs calls f once for every location action a accesses.
 func forLocs(a *action, f func(l int32)) {
 	switch a.kind {
-	case EvRead, EvWrite, EvLock, EvUnlock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock:
 		f(a.loc)
-	case EvAtomic:
+	case ir.EvAtomic:
 		for i, x := range a.acc {
 			dup := false
 			for _, y := range a.acc[:i] {
@@ -739,7 +741,7 @@ func forLocs(a *action, f func(l int32)) {
 // spawnedStart returns the spawned thread whose start position e added
 // to C (uid, action), if any.
 func (e *uevent) spawnedStart() (int32, *action) {
-	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 && e.childNext != nil && !e.childFin {
+	if e.fkind == ir.EvSpawn && !e.stop && e.childUID >= 0 && e.childNext != nil && !e.childFin {
 		return e.childUID, e.childNext
 	}
 	return -1, nil
@@ -792,7 +794,7 @@ func (c *config) push(e *uevent) {
 		}
 		return false
 	})
-	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 {
+	if e.fkind == ir.EvSpawn && !e.stop && e.childUID >= 0 {
 		c.spawnerOf[e.childUID] = e
 	}
 	if e.stop {
@@ -833,7 +835,7 @@ func (c *config) pop() *uevent {
 		}
 		return false
 	})
-	if e.fkind == EvSpawn && !e.stop && e.childUID >= 0 {
+	if e.fkind == ir.EvSpawn && !e.stop && e.childUID >= 0 {
 		c.spawnerOf[e.childUID] = nil
 	}
 	if e.stop {

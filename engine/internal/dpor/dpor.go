@@ -1,0 +1,395 @@
+// Package dpor holds the stateless explorations that go thread by thread
+// down one execution at a time: DFS, which explores every interleaving
+// (the reference for the others), and Source-DPOR with sleep sets (Abdulla
+// et al.), which explores one execution per Mazurkiewicz trace plus
+// sleep-set-blocked ones. Constrained DPOR (CDPOR) will join them here.
+package dpor
+
+import (
+	"weft/engine/internal/driver"
+	"weft/engine/interp"
+	"weft/engine/ir"
+)
+
+// Run explores with DFS or SDPOR, as x.Opts.Algorithm says.
+func Run(x *driver.Driver) {
+	(&explorer{Driver: x}).run()
+}
+
+// explorer is a DFS or SDPOR exploration: the driver, and per node of the
+// current execution the sets that say what to explore from there.
+type explorer struct {
+	*driver.Driver
+	nodes       []node
+	raceScratch []int32
+	initials    []int32
+	fpScratch   []ir.Access
+	vEvents     []int32
+}
+
+type sleeper struct {
+	thread int32
+	fp     ir.Footprint
+}
+
+// footprintOf is the footprint of an executed step. may lists the
+// accesses an unstable atomic step may make (nil otherwise).
+func footprintOf(ev *interp.Event, may []ir.Access) ir.Footprint {
+	fp := ir.Footprint{Kind: ev.Kind, Stop: ev.Stop != interp.NoStop, Loc: ev.Loc}
+	if ev.Kind == ir.EvAtomic {
+		fp.Acc = append(append([]ir.Access(nil), ev.Acc...), may...)
+	}
+	return fp
+}
+
+type node struct {
+	enabled   tset
+	backtrack tset
+	done      tset
+	sleepSet  tset
+	sleep     []sleeper
+	chosen    int32
+}
+
+func (x *explorer) node(d int) *node {
+	x.GrowEvents(d)
+	for len(x.nodes) <= d {
+		x.nodes = append(x.nodes, node{})
+	}
+	return &x.nodes[d]
+}
+
+// run is the exploration loop. Node d is the state after d steps; the
+// machine and the clocks always stand at the current node.
+func (x *explorer) run() {
+	sdpor := x.Opts.Algorithm == driver.SDPOR
+	stop := x.enter(0)
+	d := 0
+	if stop {
+		x.Finish()
+		return
+	}
+	for {
+		if x.StopReason != "" || x.Cancelled() {
+			x.Finish()
+			return
+		}
+		n := &x.nodes[d]
+		p := x.pick(n)
+		if p < 0 {
+			if d == 0 {
+				x.Finish()
+				return
+			}
+			d--
+			x.retreat(d)
+			continue
+		}
+		n.chosen = p
+		n.done.add(int(p))
+		ev := &x.Evs[d]
+		ok := x.Step(int(p), ev)
+		x.Stats.Events += int64(ev.Steps())
+		if sdpor {
+			x.addRaces(int32(d), ev)
+		}
+		x.CheckDataRaces(int32(d), ev)
+		if !ok {
+			x.stopped(d, ev)
+			x.retreat(d)
+			if sdpor {
+				x.exploreOthers(n) // the stop disables every other thread
+			}
+			continue
+		}
+		if x.StopReason != "" {
+			continue
+		}
+		if x.M.StepCount() >= x.Opts.MaxSteps {
+			// The bound cuts the execution like a stop: the other threads
+			// must still be explored here.
+			// Blame the thread that made the most steps: it is the one looping.
+			busiest := p
+			for t, th := range x.M.Threads {
+				if th.Steps > x.M.Threads[busiest].Steps {
+					busiest = int32(t)
+				}
+			}
+			x.ReportStepBound(busiest, d+1)
+			if sdpor {
+				x.addBlockedRaces(int32(d + 1))
+			}
+			if x.ExecutionDone() {
+				continue
+			}
+			x.retreat(d)
+			if sdpor {
+				x.exploreOthers(n)
+			}
+			continue
+		}
+		d++
+		if x.enter(d) {
+			d--
+			x.retreat(d)
+		}
+	}
+}
+
+// exploreOthers adds every enabled thread that is not asleep at n (the
+// current node) to its backtrack set: for a step that ends the execution
+// early, every other thread's step is dependent with it.
+func (x *explorer) exploreOthers(n *node) {
+	for t := range x.M.Threads {
+		if !n.sleepSet.has(t) && x.M.Enabled(t) {
+			n.backtrack.add(t)
+		}
+	}
+}
+
+// retreat undoes the step taken from node d and, for SDPOR, puts the
+// thread that took it to sleep at d.
+func (x *explorer) retreat(d int) {
+	x.Undo()
+	if x.Opts.Algorithm == driver.SDPOR {
+		n := &x.nodes[d]
+		n.sleepSet.add(int(n.chosen))
+		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d]))})
+	}
+}
+
+// enter initialises node d, the state just reached. It returns true if the
+// state is terminal (the execution is over or sleep-set blocked).
+func (x *explorer) enter(d int) bool {
+	n := x.node(d)
+	nt := len(x.M.Threads)
+	n.enabled.reset(nt)
+	n.backtrack.reset(nt)
+	n.done.reset(nt)
+	n.sleepSet.reset(nt)
+	n.sleep = n.sleep[:0]
+	if d > 0 && x.Opts.Algorithm == driver.SDPOR {
+		parent := &x.nodes[d-1]
+		ev := &x.Evs[d-1]
+		fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc, Acc: ev.Acc}
+		if may := x.MayAccesses(ev); may != nil {
+			x.fpScratch = append(append(x.fpScratch[:0], ev.Acc...), may...)
+			fp.Acc = x.fpScratch
+		}
+		for _, s := range parent.sleep {
+			if s.thread != ev.Thread && !ir.Dependent(&s.fp, &fp) {
+				n.sleep = append(n.sleep, s)
+				n.sleepSet.add(int(s.thread))
+			}
+		}
+	}
+	first := int32(-1)
+	anyEnabled := false
+	for t := 0; t < nt; t++ {
+		if !x.M.Enabled(t) {
+			continue
+		}
+		n.enabled.add(t)
+		anyEnabled = true
+		if x.Opts.Algorithm == driver.DFS {
+			n.backtrack.add(t)
+			continue
+		}
+		if !n.sleepSet.has(t) && first < 0 {
+			first = int32(t)
+		}
+	}
+	if !anyEnabled {
+		x.maximal(d)
+		return true
+	}
+	if x.Opts.Algorithm == driver.SDPOR {
+		if first < 0 {
+			// Sleep-set blocked. This prefix still stands for maximal
+			// executions (the sleeping steps run on to their end), and
+			// in them a lock blocked here either stays blocked or, if
+			// a sleeping step frees its mutex, can run right after
+			// that unlock: either way it races with the last lock of
+			// its mutex, a race to reverse as at any other end
+			// (addBlockedRaces). The execution explored earlier that
+			// covers those maximal executions does not reverse it for
+			// this prefix: it has the race after another prefix, so
+			// it adds backtracking under that one. (The random
+			// programs found it: t1 locks m1 then m0, t2 m0 then m1,
+			// t0 is asleep; under t1's first step, the deadlock of
+			// t2's lock(m0) after t1's lock(m1) is sleep-set blocked,
+			// and its race of t2's lock(m1) with t1's is the only one
+			// that lets t2 take both mutexes before t1 takes m1.)
+			x.addBlockedRaces(int32(d))
+			x.Stats.SSB++
+			return true
+		}
+		// Prefer the thread that just moved: fewer context switches.
+		if d > 0 {
+			if last := x.Evs[d-1].Thread; int(last) < nt && x.M.Enabled(int(last)) && !n.sleepSet.has(int(last)) {
+				first = last
+			}
+		}
+		n.backtrack.add(int(first))
+	}
+	return false
+}
+
+// pick returns the next thread to explore from n, or -1.
+func (x *explorer) pick(n *node) int32 {
+	for w, bits := range n.backtrack.w {
+		bits &= n.enabled.wordAt(w)
+		bits &^= n.done.wordAt(w) | n.sleepSet.wordAt(w)
+		if bits != 0 {
+			for b := 0; b < 64; b++ {
+				if bits&(1<<b) != 0 {
+					return int32(w*64 + b)
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// maximal handles an execution in which no thread can move.
+func (x *explorer) maximal(d int) {
+	if x.Opts.Algorithm == driver.SDPOR && x.Deadlocked() {
+		x.addBlockedRaces(int32(d))
+	}
+	x.Deadlock(d)
+}
+
+// stopped handles a step that stopped the execution.
+func (x *explorer) stopped(d int, ev *interp.Event) {
+	if x.Opts.Algorithm == driver.SDPOR {
+		x.addBlockedRaces(int32(d + 1))
+	}
+	if ev.Stop == interp.StopAssume {
+		x.Stats.AssumeBlocked++
+	}
+	x.ReportStop(d, ev)
+	x.ExecutionDone()
+}
+
+// addRaces finds the races of event d and updates backtrack sets, as in
+// Source-DPOR: for a race e ⋖ d, the initials of notdep(e).d at the node
+// before e must meet its backtrack set.
+func (x *explorer) addRaces(d int32, ev *interp.Event) {
+	x.raceScratch = x.Clk.Races(d, ev, x.raceScratch[:0])
+	for _, e := range x.raceScratch {
+		x.reverse(e, d, ev.Thread, x.Clk.DepClock(d))
+	}
+}
+
+// addBlockedRaces handles the locks that never happened: at the end of an
+// execution, a thread blocked on lock(m) races with the last lock of m
+// (whose critical section never ended), exactly as if its lock had
+// executed. Without this, a lock-order inversion would never be reversed
+// into the order that lets the blocked thread go first.
+func (x *explorer) addBlockedRaces(depth int32) {
+	c := x.Clk
+	for t := range x.M.Threads {
+		kind, loc := x.M.Peek(t)
+		if kind != ir.EvLock || x.M.Enabled(t) || loc < 0 {
+			continue
+		}
+		base, _ := c.ThreadClocks(int32(t))
+		if l := c.LastLock(loc); l >= 0 && c.Thread(l) != int32(t) && !c.Before(l, base) {
+			x.reverse(l, depth, int32(t), base)
+		}
+	}
+}
+
+// reverse makes sure that, at the node before event e, some initial of
+// v = notdep(e).s is in the backtrack set, where s is a step of thread p
+// with dependence clock pClock that comes after the first `upto` events
+// (s is event upto itself, or a step that could not be executed).
+func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
+	c := x.Clk
+	n := &x.nodes[e]
+	x.initials = x.initials[:0]
+	x.vEvents = x.vEvents[:0]
+	consider := func(tk int32, vc []int32) bool {
+		for _, f := range x.vEvents {
+			if c.Before(f, vc) {
+				return false // not an initial: a v-step happens before it
+			}
+		}
+		if containsInt32(x.initials, tk) {
+			return false
+		}
+		x.initials = append(x.initials, tk)
+		return n.backtrack.has(int(tk)) || n.sleepSet.has(int(tk))
+	}
+	for k := e + 1; k < upto; k++ {
+		vc := c.DepClock(k)
+		if c.Before(e, vc) {
+			continue
+		}
+		if consider(c.Thread(k), vc) {
+			return
+		}
+		x.vEvents = append(x.vEvents, k)
+	}
+	if consider(p, pClock) || len(x.initials) == 0 {
+		return
+	}
+	choice := int32(-1)
+	for _, q := range x.initials {
+		if n.enabled.has(int(q)) && (choice < 0 || q == p) {
+			choice = q
+		}
+	}
+	if choice >= 0 {
+		n.backtrack.add(int(choice))
+		return
+	}
+	// No initial can move at that node (a lock whose holder's critical
+	// section is not in v): fall back to exploring every thread there.
+	// (Not seen on 1,500 random programs; kept so that a gap in that
+	// reasoning costs redundant work, never a missed execution.)
+	for w := range n.enabled.w {
+		n.backtrack.w[w] |= n.enabled.w[w]
+	}
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// tset is a set of thread indices.
+type tset struct{ w []uint64 }
+
+func (s *tset) reset(n int) {
+	words := (n + 63) / 64
+	if cap(s.w) < words {
+		s.w = make([]uint64, words)
+	}
+	s.w = s.w[:words]
+	for i := range s.w {
+		s.w[i] = 0
+	}
+}
+
+func (s *tset) add(t int) {
+	for t/64 >= len(s.w) {
+		s.w = append(s.w, 0)
+	}
+	s.w[t/64] |= 1 << (t % 64)
+}
+
+func (s *tset) has(t int) bool {
+	return t/64 < len(s.w) && s.w[t/64]&(1<<(t%64)) != 0
+}
+
+func (s *tset) wordAt(i int) uint64 {
+	if i < len(s.w) {
+		return s.w[i]
+	}
+	return 0
+}

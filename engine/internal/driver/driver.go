@@ -1,0 +1,584 @@
+// Package driver is what every exploration of package engine talks to:
+// the machine and the race clocks stepped and undone together, budgets
+// and cancellation, statistics, bug reports with their traces and their
+// deduplication, the step bound's blame, data races, and the restart of a
+// coarse exploration with fine steps at the first data race. The options,
+// results and bugs of the engine's API are defined here; the explorations
+// (packages dpor and unfolding) decide only which thread moves next.
+package driver
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"weft/engine/internal/clocks"
+	"weft/engine/interp"
+	"weft/engine/ir"
+	"weft/source"
+)
+
+// Algorithm names an exploration mode.
+type Algorithm string
+
+const (
+	// DFS explores every interleaving: the reference for small models.
+	DFS Algorithm = "dfs"
+	// SDPOR is Source-DPOR with sleep sets (Abdulla et al.).
+	SDPOR Algorithm = "sdpor"
+	// QPOR is unfolding-based POR with k-partial alternatives (Nguyen et
+	// al., CAV'18); Options.K is k.
+	QPOR Algorithm = "qpor"
+	// Optimal is unfolding-based POR with alternatives (∞-partial): it
+	// never explores a sleep-set-blocked execution.
+	Optimal Algorithm = "optimal"
+)
+
+// Algorithms lists the modes Explore accepts.
+var Algorithms = []Algorithm{DFS, SDPOR, QPOR, Optimal}
+
+// DefaultMaxSteps is the default bound on visible steps per execution.
+const DefaultMaxSteps = 100_000
+
+// Options configure an exploration. The zero value explores with SDPOR
+// and default bounds until done or until the context ends.
+type Options struct {
+	Algorithm     Algorithm
+	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
+	MaxExecutions int64 // stop after this many executions (0: no limit)
+	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
+	K             int   // qpor: k of k-partial alternatives (default 1)
+
+	// OnBug, if set, is called (on the exploring goroutine) for each new
+	// bug as soon as it is found.
+	OnBug func(*Bug)
+	// OnProgress, if set, is called about every ProgressInterval (default
+	// 100 ms) with the statistics so far.
+	OnProgress       func(Stats)
+	ProgressInterval time.Duration
+	// OnExecution, if set, is called at the end of every execution that
+	// counts in Stats.Executions, with its steps (valid only during the
+	// call) and the machine in its final state. For tests and tools: it
+	// slows the exploration down.
+	// Each access of a coarse step's tail is passed as a step of its own.
+	OnExecution func(events []interp.Event, m *interp.Machine)
+	// OnRestart, if set, is called when the exploration starts over with
+	// every access a scheduling point, the program having turned out to
+	// have a data race (see "Coarse steps"): the executions and statistics
+	// seen so far do not count.
+	OnRestart func()
+
+	// EveryAccess makes every shared access a scheduling point from the
+	// start, instead of only in programs that turn out to have a data race
+	// (see "Coarse steps"); DFS always does.
+	EveryAccess bool
+
+	PruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
+}
+
+// Stats counts what an exploration did.
+type Stats struct {
+	Executions    int64 // maximal executions explored that were not sleep-set blocked
+	SSB           int64 // sleep-set-blocked executions
+	AssumeBlocked int64 // executions (among Executions) that ended in a failed assume
+	Events        int64 // visible steps executed
+	MaxDepth      int   // longest execution, in steps
+	MaxThreads    int   // most threads alive in one execution (declared and spawned)
+	Elapsed       time.Duration
+}
+
+// Result is the outcome of an exploration.
+type Result struct {
+	Stats
+	Algorithm Algorithm
+	Complete  bool   // every execution was explored
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedExecutionLength
+	Bugs      []*Bug
+
+	// Anomalies counts what the qpor design rules out and should never
+	// happen: a clue none of whose events is enabled, a Stable atomic block
+	// whose accesses change, derived state that checkIndexes finds wrong
+	// (tests check it stays 0); firstAnomaly says what the first was,
+	// where it is known.
+	Anomalies    int64
+	FirstAnomaly string
+}
+
+// Anomaly records an Anomaly described by what.
+func (x *Driver) Anomaly(what string) {
+	if x.Res.Anomalies == 0 {
+		x.Res.FirstAnomaly = what
+	}
+	x.Res.Anomalies++
+}
+
+// StoppedExecutionLength is Result.Stopped when the qpor or optimal
+// mode met a configuration of more than four times Options.MaxSteps steps
+// (threads beside a cut one went on, or a tree of spawns) and explored no
+// further there.
+const StoppedExecutionLength = "execution-length"
+
+// BugKind is the kind of a bug, as named in the JSON contract.
+type BugKind string
+
+const (
+	BugAssertion    BugKind = "assertion"
+	BugDeadlock     BugKind = "deadlock"
+	BugRuntimeError BugKind = "runtime-error"
+	BugDataRace     BugKind = "data-race"
+	BugStepBound    BugKind = "step-bound"
+)
+
+// Bug is a problem found in some execution, with the schedule that
+// reproduces it.
+type Bug struct {
+	Kind    BugKind
+	Message string
+	Thread  string       // the thread at fault
+	Range   source.Range // where
+	// Other is, for data races, the other access of the pair.
+	Other *RaceSide
+	// Schedule is the thread index chosen at each step; replaying it from
+	// the initial state (with LocalBudget) reproduces the bug.
+	Schedule    []int32
+	LocalBudget int // the local-instruction bound it was found with (0: the default)
+	Trace       []TraceStep
+
+	key string // what an exploration reports once (see explorer.report)
+}
+
+// RaceSide is one access of a data race.
+type RaceSide struct {
+	Thread string
+	Range  source.Range
+	Op     string
+}
+
+// TraceStep is one step of a counterexample.
+type TraceStep struct {
+	Thread      string
+	ThreadIndex int32
+	Op          string // "read c → 1", "lock mx[2]", "spawn worker#1"
+	Range       source.Range
+}
+
+// Coarse steps
+//
+// The POR modes first explore with a coarse machine (Machine.Coarse): a
+// step carries along the plain accesses (non-atomic reads and writes) of
+// its thread that follow it, so that only synchronisation, atomic
+// accesses, failures and a thread's first access are scheduling points
+// and dependence sees only the head of each step. This is exact for a
+// program without data races: there every two conflicting accesses are
+// ordered by synchronisation, so swapping them never yields another trace
+// and the coarse executions stand for exactly the Mazurkiewicz traces of
+// the fine ones, with the same reachable failures and deadlocks. Whether
+// the program has a data race is what the coarse exploration also checks,
+// every access of every tail included: as in CHESS (Musuvathi et al.,
+// OSDI'08), if some execution has a race, then one whose only preemptions
+// are at synchronisation does too. At the first race found, the
+// exploration starts again from scratch with every access a step of its
+// own (stopCoarseRace), and the races are reported from there.
+
+// stopCoarseRace is the internal stop reason of a coarse exploration that
+// found a data race (it never reaches a Result).
+const stopCoarseRace = "coarse-race"
+
+// FineEvents returns evs with the accesses of every tail as steps of their
+// own.
+func (x *Driver) FineEvents(evs []interp.Event) []interp.Event {
+	n := 0
+	for i := range evs {
+		n += evs[i].Steps()
+	}
+	if n == len(evs) {
+		return evs
+	}
+	out := x.fineBuf[:0]
+	for i := range evs {
+		ev := evs[i]
+		ev.Tail = nil
+		if len(evs[i].Tail) > 0 {
+			ev.Finished = false
+		}
+		out = append(out, ev)
+		for j := range evs[i].Tail {
+			f := *evs[i].Tail[j].FineEvent(ev.Thread)
+			f.Index = ev.Index + int32(j) + 1
+			f.Finished = evs[i].Finished && j == len(evs[i].Tail)-1
+			out = append(out, f)
+		}
+	}
+	x.fineBuf = out
+	return out
+}
+
+// MayAccesses returns what an atomic step may access beyond what it did,
+// when its block is not Stable (nil otherwise). See AtomicFootprint.
+func (x *Driver) MayAccesses(ev *interp.Event) []ir.Access {
+	if ev.Kind != ir.EvAtomic || ev.Stop != interp.NoStop {
+		return nil
+	}
+	fp := x.M.Threads[ev.Thread].Body.Atomics[ev.PC]
+	if fp == nil || fp.Stable {
+		return nil
+	}
+	if acc, ok := x.mayCache[fp]; ok {
+		return acc
+	}
+	acc := fp.Accesses()
+	if x.mayCache == nil {
+		x.mayCache = make(map[*ir.AtomicFootprint][]ir.Access)
+	}
+	x.mayCache[fp] = acc
+	return acc
+}
+
+// Driver is what every exploration talks to: it holds the machine and the
+// race clocks and steps and undoes them together, and owns the budgets,
+// cancellation, statistics, bug reports and their deduplication, the
+// step-bound report and data races. An exploration decides only which
+// thread moves next.
+type Driver struct {
+	ctx   context.Context
+	Prog  *ir.Program
+	Opts  Options
+	M     *interp.Machine
+	Clk   *clocks.Clocks
+	Evs   []interp.Event
+	Stats Stats
+	Res   *Result
+	start time.Time
+
+	bugAt      map[string]int // bug key -> index in res.Bugs
+	lastReport time.Time
+	StopReason string
+	mayCache   map[*ir.AtomicFootprint][]ir.Access
+	checkTick  int
+	fineBuf    []interp.Event
+}
+
+// New returns a driver at the initial state of prog.
+func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
+	m := interp.NewMachine(prog, opts.LocalBudget)
+	return &Driver{
+		ctx: ctx, Prog: prog, Opts: opts, M: m,
+		Clk:   clocks.New(len(m.Threads), len(prog.Locations)),
+		Res:   &Result{Algorithm: opts.Algorithm},
+		start: time.Now(),
+		bugAt: make(map[string]int),
+	}
+}
+
+// Cancelled checks the context and the time budget now and then.
+func (x *Driver) Cancelled() bool {
+	x.checkTick++
+	if x.checkTick&63 != 0 {
+		return false
+	}
+	select {
+	case <-x.ctx.Done():
+		if x.ctx.Err() == context.DeadlineExceeded {
+			x.StopReason = "timeout"
+		} else {
+			x.StopReason = "cancelled"
+		}
+		return true
+	default:
+	}
+	if x.Opts.OnProgress != nil {
+		now := time.Now()
+		if now.Sub(x.lastReport) >= x.Opts.ProgressInterval {
+			x.lastReport = now
+			s := x.Stats
+			s.Elapsed = now.Sub(x.start)
+			x.Opts.OnProgress(s)
+		}
+	}
+	return false
+}
+
+// ExecutionDone counts a finished execution and checks the budget.
+func (x *Driver) ExecutionDone() bool {
+	x.Stats.Executions++
+	if x.Opts.OnExecution != nil {
+		x.Opts.OnExecution(x.FineEvents(x.Evs[:x.M.Depth()]), x.M)
+	}
+	if d := x.M.StepCount(); d > x.Stats.MaxDepth {
+		x.Stats.MaxDepth = d
+	}
+	if n := len(x.M.Threads); n > x.Stats.MaxThreads {
+		x.Stats.MaxThreads = n
+	}
+	if x.Opts.MaxExecutions > 0 && x.Stats.Executions >= x.Opts.MaxExecutions {
+		x.StopReason = "max-executions"
+		return true
+	}
+	return false
+}
+
+func (x *Driver) Finish() {
+	if x.StopReason == "" {
+		x.Res.Complete = true
+	} else {
+		x.Res.Stopped = x.StopReason
+	}
+}
+
+// ReportStop reports the bug of a step (event d) that stopped the
+// execution; a failed assume is no bug.
+func (x *Driver) ReportStop(d int, ev *interp.Event) {
+	kind := map[interp.StopKind]BugKind{interp.StopAssertion: BugAssertion, interp.StopRuntimeError: BugRuntimeError, interp.StopStepBound: BugStepBound}[ev.Stop]
+	if kind != "" {
+		x.Report(kind, ev.Message, ev.Thread, x.RangeOf(ev.Thread, ev.PC), d+1, nil)
+	}
+}
+
+func (x *Driver) RangeOf(t int32, pc int32) source.Range {
+	b := x.M.Threads[t].Body
+	if int(pc) < len(b.Ranges) {
+		return b.Ranges[pc]
+	}
+	return source.Range{}
+}
+
+// DescribePending says in words what a blocked thread waits for.
+func (x *Driver) DescribePending(t int32) string {
+	th := x.M.Threads[t]
+	in := th.Body.Code[th.PC]
+	switch in.Op {
+	case ir.OpLock:
+		loc := th.Frame[in.B]
+		s := "lock(" + x.Prog.Locations[loc].Name + ")"
+		if o := x.M.Mem[loc]; o > 0 {
+			s += " held by " + x.M.Threads[o-1].Name
+		}
+		return s
+	case ir.OpJoin:
+		tid := th.Frame[in.B]
+		if tid > 0 && int(tid) <= len(x.M.Threads) {
+			return "join " + x.M.Threads[tid-1].Name
+		}
+		return "join"
+	}
+	return in.Op.String()
+}
+
+func (x *Driver) Report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide) {
+	// One bug per kind and place: the first trace found stands for the
+	// others. Where a thread is cut by the step bound depends on the
+	// interleaving, so that bug is one per thread body.
+	key := fmt.Sprintf("%s|%v", kind, r)
+	if kind == BugStepBound {
+		key = string(kind) + "|" + x.M.Threads[t].Body.Name
+	}
+	x.ReportKeyed(kind, msg, t, r, steps, other, key)
+}
+
+// Known reports whether a bug with this key was reported with a trace that
+// a new one of steps steps would not improve on: one at most twice as
+// long. (Halving at least, the trace of a bug is rebuilt a logarithmic
+// number of times however often it is found again.)
+func (x *Driver) Known(key string, steps int) bool {
+	i, ok := x.bugAt[key]
+	return ok && len(x.Res.Bugs[i].Schedule) <= 2*steps
+}
+
+// ReportKeyed records a bug whose trace is the first steps events of the
+// current execution, unless one with the same key was reported. When the
+// same bug shows up again with a much shorter trace (see known), the
+// result keeps the shorter one (OnBug is not called again).
+func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string) {
+	if x.Known(key, steps) {
+		return
+	}
+	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget, key: key}
+	b.Schedule = make([]int32, 0, steps)
+	for i := 0; i < steps; i++ {
+		for j := x.Evs[i].Steps(); j > 0; j-- {
+			b.Schedule = append(b.Schedule, x.Evs[i].Thread)
+		}
+	}
+	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
+	if i, ok := x.bugAt[key]; ok {
+		x.Res.Bugs[i] = b
+		return
+	}
+	x.bugAt[key] = len(x.Res.Bugs)
+	x.Res.Bugs = append(x.Res.Bugs, b)
+	if x.Opts.OnBug != nil {
+		x.Opts.OnBug(b)
+	}
+}
+
+// CheckDataRaces reports the data races event d takes part in.
+func (x *Driver) CheckDataRaces(d int32, ev *interp.Event) {
+	if x.Clk.Off {
+		return // no location can race
+	}
+	x.Clk.DataRaces(d, x.Prog.Locations, func(other int32, loc int32) {
+		if x.M.Coarse {
+			x.StopReason = stopCoarseRace // see "Coarse steps"
+			return
+		}
+		o := &x.Evs[other]
+		r1 := x.RangeOf(o.Thread, o.PC)
+		r2 := x.RangeOf(ev.Thread, ev.PC)
+		a, b := r1.String(), r2.String()
+		if b < a {
+			a, b = b, a
+		}
+		key := "race|" + a + "|" + b
+		if x.Known(key, int(d)+1) {
+			return
+		}
+		name := x.Prog.Locations[loc].Name
+		side := &RaceSide{Thread: x.M.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, x.Prog)}
+		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
+			name, side.Op, side.Thread, describeAccess(ev, loc, x.Prog), x.M.Threads[ev.Thread].Name)
+		x.ReportKeyed(BugDataRace, msg, ev.Thread, r2, int(d)+1, side, key)
+	})
+}
+
+func describeAccess(ev *interp.Event, loc int32, prog *ir.Program) string {
+	write := ev.Kind == ir.EvWrite
+	if ev.Kind == ir.EvAtomic {
+		for _, a := range ev.Acc {
+			if a.Loc == loc && a.Write {
+				write = true
+			}
+		}
+	}
+	if write {
+		return "write of " + prog.Locations[loc].Name
+	}
+	return "read of " + prog.Locations[loc].Name
+}
+
+// BuildTrace describes the steps of an execution in words. events are the
+// executed steps in order; m is a machine standing after them (or later in
+// the same execution), used for thread names.
+func BuildTrace(prog *ir.Program, events []interp.Event, m *interp.Machine) []TraceStep {
+	steps := make([]TraceStep, 0, len(events))
+	for i := range events {
+		ev := &events[i]
+		th := m.Threads[ev.Thread]
+		r := th.Body.Ranges
+		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev)}
+		if int(ev.PC) < len(r) {
+			st.Range = r[ev.PC]
+		}
+		steps = append(steps, st)
+		for _, a := range ev.Tail { // the accesses a coarse step ran
+			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, a.FineEvent(ev.Thread))}
+			if int(a.PC) < len(r) {
+				st.Range = r[a.PC]
+			}
+			steps = append(steps, st)
+		}
+	}
+	return steps
+}
+
+// GrowEvents makes room in Evs for the step at depth d.
+func (x *Driver) GrowEvents(d int) {
+	for len(x.Evs) <= d {
+		x.Evs = append(x.Evs, interp.Event{})
+	}
+}
+
+// Step moves thread t on the machine and pushes the step on the race
+// clocks (ev is where the machine writes the step). It returns false if
+// the step stops the execution; the step is on the machine either way.
+func (x *Driver) Step(t int, ev *interp.Event) bool {
+	ok := x.M.Step(t, ev)
+	var may []ir.Access
+	if !x.Clk.NoDep {
+		may = x.MayAccesses(ev)
+	}
+	x.Clk.Push(ev, len(x.M.Threads), may)
+	return ok
+}
+
+// Undo takes the last step back, from the clocks and the machine.
+func (x *Driver) Undo() {
+	x.Clk.Pop()
+	x.M.Undo()
+}
+
+// ReportStepBound reports that the execution ran into the step bound,
+// blaming thread blame (the one that loops), with the first steps steps
+// of the current execution as the trace.
+func (x *Driver) ReportStepBound(blame int32, steps int) {
+	x.Report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.Opts.MaxSteps), blame, x.RangeOf(blame, x.M.Threads[blame].PC), steps, nil)
+}
+
+// Deadlocked reports whether some thread has not finished, when no thread
+// can move.
+func (x *Driver) Deadlocked() bool {
+	for _, th := range x.M.Threads {
+		if th.Status != interp.Finished {
+			return true
+		}
+	}
+	return false
+}
+
+// Deadlock handles an execution of d steps in which no thread can move:
+// a deadlock if some thread has not finished (reported once per set of
+// blocked positions), and the end of an execution.
+func (x *Driver) Deadlock(d int) {
+	var blocked []int32
+	for t, th := range x.M.Threads {
+		if th.Status != interp.Finished {
+			blocked = append(blocked, int32(t))
+		}
+	}
+	if len(blocked) > 0 {
+		var parts []string
+		keys := make([]string, 0, len(blocked))
+		for _, t := range blocked {
+			th := x.M.Threads[t]
+			parts = append(parts, th.Name+" waits at "+x.DescribePending(t))
+			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
+		}
+		sort.Strings(keys)
+		t := blocked[0]
+		x.ReportKeyed(BugDeadlock, "deadlock: "+strings.Join(parts, "; "), t, x.RangeOf(t, x.M.Threads[t].PC), d, nil, "deadlock|"+strings.Join(keys, ","))
+	}
+	x.ExecutionDone()
+}
+
+// Run explores prog with explore, whose options are complete (defaults
+// filled in). A race-free program is explored with coarse steps first (see
+// "Coarse steps"); at the first data race found that way, the exploration
+// starts over with every access a step of its own. Bugs already handed to
+// OnBug are not handed over again.
+func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driver)) *Result {
+	start := time.Now()
+	x := New(ctx, prog, opts)
+	x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+	x.M.TailBound = opts.MaxSteps
+	explore(x)
+	if x.StopReason == stopCoarseRace {
+		delivered := x.bugAt
+		if onBug := opts.OnBug; onBug != nil {
+			opts.OnBug = func(b *Bug) {
+				if _, ok := delivered[b.key]; !ok {
+					onBug(b)
+				}
+			}
+		}
+		if opts.OnRestart != nil {
+			opts.OnRestart()
+		}
+		x = New(ctx, prog, opts)
+		x.start = start
+		explore(x)
+	}
+	x.Res.Stats = x.Stats
+	x.Res.Elapsed = time.Since(start)
+	return x.Res
+}

@@ -1,0 +1,152 @@
+package interp
+
+import (
+	"strconv"
+	"strings"
+
+	"weft/engine/ir"
+)
+
+// Steps and values in words, for traces and replays.
+
+// DescribeEvent says what a step did, in words: "read c → 1", "write c = 1",
+// "lock mx[2]", "spawn worker#1", "join worker#0", "atomic: read x → 0,
+// write x = 1", "assertion failed: …".
+func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
+	name := func(loc int32) string {
+		if loc >= 0 && int(loc) < len(prog.Locations) {
+			return prog.Locations[loc].Name
+		}
+		return "?"
+	}
+	value := func(loc int32, v int64) string { return formatValue(prog, m, loc, v) }
+	threadName := func(t int32) string {
+		if t >= 0 && int(t) < len(m.Threads) {
+			return m.Threads[t].Name
+		}
+		return "thread " + strconv.Itoa(int(t)+1)
+	}
+	var s string
+	switch ev.Kind {
+	case EvRead:
+		s = "read " + name(ev.Loc) + " → " + value(ev.Loc, ev.Value)
+	case EvWrite:
+		s = "write " + name(ev.Loc) + " = " + value(ev.Loc, ev.Value)
+	case EvLock:
+		s = "lock " + name(ev.Loc)
+	case EvUnlock:
+		s = "unlock " + name(ev.Loc)
+	case EvSpawn:
+		s = "spawn " + threadName(ev.Loc)
+	case EvJoin:
+		s = "join " + threadName(ev.Loc)
+	case EvAtomic:
+		parts := make([]string, 0, len(ev.Acc))
+		for _, a := range ev.Acc {
+			if a.Write {
+				parts = append(parts, "write "+name(a.Loc)+" = "+value(a.Loc, a.Value))
+			} else {
+				parts = append(parts, "read "+name(a.Loc)+" → "+value(a.Loc, a.Value))
+			}
+		}
+		s = "atomic"
+		if len(parts) > 0 {
+			s += ": " + strings.Join(parts, ", ")
+		}
+	case EvStop:
+		s = ""
+	}
+	switch ev.Stop {
+	case StopAssertion:
+		s = joinWords(s, "assertion failed: "+ev.Message)
+	case StopAssume:
+		s = joinWords(s, "assume failed")
+	case StopRuntimeError:
+		s = joinWords(s, "runtime error: "+ev.Message)
+	case StopStepBound:
+		s = joinWords(s, ev.Message)
+	}
+	return s
+}
+
+func joinWords(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func formatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {
+	if loc >= 0 && int(loc) < len(prog.Locations) {
+		l := prog.Locations[loc]
+		return formatWord(m, l.Bool, l.Tid, v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// formatWord renders one word as a bool, a thread handle or an integer.
+func formatWord(m *Machine, isBool, isTid bool, v int64) string {
+	switch {
+	case isBool:
+		return strconv.FormatBool(v != 0)
+	case isTid:
+		if v == 0 {
+			return "no thread"
+		}
+		if m != nil && v > 0 && int(v) <= len(m.Threads) {
+			return m.Threads[v-1].Name
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// FormatWords renders size words of shared memory from offset (an array
+// with dims, or a scalar) for display: "3", "{0, 7, 7}", "{{1, 2}, {3, 4}}".
+func FormatWords(prog *ir.Program, m *Machine, offset, size int, dims []int) string {
+	words := m.Mem[offset : offset+size]
+	return formatNested(words, dims, func(i int, v int64) string {
+		return formatValue(prog, m, int32(offset+i), v)
+	})
+}
+
+// FormatLocal renders a local variable of a thread.
+func FormatLocal(m *Machine, th *Thread, lv ir.LocalVar) string {
+	if lv.Slot+lv.Size > len(th.Frame) {
+		return "?"
+	}
+	words := th.Frame[lv.Slot : lv.Slot+lv.Size]
+	return formatNested(words, lv.Dims, func(_ int, v int64) string {
+		return formatWord(m, lv.Bool, lv.Tid, v)
+	})
+}
+
+func formatNested(words []int64, dims []int, elem func(int, int64) string) string {
+	if len(dims) == 0 {
+		if len(words) == 0 {
+			return "?"
+		}
+		return elem(0, words[0])
+	}
+	var sb strings.Builder
+	var rec func(lo int, d int)
+	rec = func(lo int, d int) {
+		sb.WriteByte('{')
+		stride := 1
+		for _, n := range dims[d+1:] {
+			stride *= n
+		}
+		for i := 0; i < dims[d]; i++ {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			if d == len(dims)-1 {
+				sb.WriteString(elem(lo+i, words[lo+i]))
+			} else {
+				rec(lo+i*stride, d+1)
+			}
+		}
+		sb.WriteByte('}')
+	}
+	rec(0, 0)
+	return sb.String()
+}
