@@ -28,7 +28,9 @@ const genMaxInterleavings = 5000
 // spinMaxSteps is the step bound spin programs are explored with: small,
 // so that dfs can enumerate every interleaving of a spinning thread with
 // the others (the number of interleavings grows like the bound to the
-// power of the other threads' steps).
+// power of the other threads' steps). Each spin program says so in its
+// first line, "// max-steps: 16", for tests that read the bound from the
+// source.
 const spinMaxSteps = 16
 
 // randomProgram generates a small Weft program: 2–4 threads over a few
@@ -363,6 +365,7 @@ func (g *progGen) syncVar() string {
 // that makes a few steps first, and maybe a third thread.
 func (g *progGen) spinProgram() string {
 	r, sb := g.r, &g.sb
+	fmt.Fprintf(sb, "// max-steps: %d\n", spinMaxSteps)
 	g.declare()
 	atomicFlag := r.Intn(2) == 0
 	if atomicFlag {
