@@ -12,12 +12,17 @@
 //
 // # What every mode promises
 //
-// Every mode finds every bug that some execution of at most
-// Options.MaxSteps visible steps reaches, reports each once per kind and
-// place with a trace that reproduces it, and sets Result.Complete only
-// when it explored everything it set out to: a budget, a cancellation or
-// a resource bound ends it with Complete false and Result.Stopped saying
-// why. Where no execution stops early (at an assertion, a runtime error
+// Every mode reports each bug once per kind and place with a trace that
+// reproduces it, and sets Result.Complete only when it explored everything
+// it set out to: a budget, a cancellation or a resource bound ends it with
+// Complete false and Result.Stopped saying why. A complete exploration
+// that reports no bug at all (no step-bound bug either) has explored every
+// execution: "verified" means it. Where some execution reaches
+// Options.MaxSteps steps, a step-bound bug is reported, and DFS, QPOR and
+// Optimal still find every bug that an execution of at most MaxSteps
+// steps reaches; SDPOR, which explores one order per trace and cuts it at
+// the bound, may miss a bug that only another order of the same trace
+// reaches within the bound. Where no execution stops early (at an assertion, a runtime error
 // or a failed assume), the executions counted in Stats.Executions that
 // end without a stop are:
 //

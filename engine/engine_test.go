@@ -452,37 +452,40 @@ func checkAgainstDFS(t *testing.T, name, mode string, unfolding bool, prog *engi
 }
 
 // checkBugsUnderStepBound compares bugs when some dfs execution hits the
-// step bound. sdpor bounds whole executions as dfs does, so it must find
-// exactly dfs's bugs. The unfolding modes bound each event's causal past
-// instead, so their executions can be longer than the bound and reach
-// bugs no dfs execution reaches: they must find every bug of dfs that is
-// not a step-bound bug, report a step-bound bug iff dfs does (where a
-// looping thread is cut depends on the mode), and may find more, each of
-// which must reproduce (checked by checkAgainstDFS).
+// step bound (engine/doc.go says what each mode promises then). Every
+// mode reports a step-bound bug iff dfs does: where a looping thread is
+// cut depends on the mode, so it is compared by kind. The unfolding modes
+// bound each event's causal past, so they find every other bug of dfs and
+// may find more, in executions longer than the bound (each must
+// reproduce, checked by checkAgainstDFS). sdpor cuts one order per trace
+// at the bound, so it may miss a bug another order reaches within it; it
+// must find no bug dfs does not, and what it misses is logged.
 func checkBugsUnderStepBound(t *testing.T, name, mode string, unfolding bool, src string, ref, got *engine.Result) {
 	t.Helper()
-	// Where a looping thread is cut (and so where the step-bound bug
-	// points) depends on the interleaving that reached the bound, so a
-	// step-bound bug is compared by its kind only.
 	refKeys, gotKeys := withoutStepBound(bugKeys(ref)), withoutStepBound(bugKeys(got))
 	if hitStepBound(got) != hitStepBound(ref) {
 		t.Errorf("%s: %s reports a step-bound bug: %v, dfs: %v\n%s", name, mode, hitStepBound(got), hitStepBound(ref), src)
 	}
-	if !unfolding {
-		if a, b := strings.Join(refKeys, "\n"), strings.Join(gotKeys, "\n"); a != b {
-			t.Errorf("%s: bugs differ (dfs hit the step bound)\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode, b, src)
-		}
-		return
+	missing, extra := diffSets(keySet(refKeys), keySet(gotKeys))
+	if len(extra) > 0 && !unfolding {
+		t.Errorf("%s: %s finds bugs dfs does not (dfs hit the step bound): %v\n%s", name, mode, extra, src)
 	}
-	found := map[string]bool{}
-	for _, k := range gotKeys {
-		found[k] = true
-	}
-	for _, k := range refKeys {
-		if !found[k] {
-			t.Errorf("%s: %s misses dfs's bug %s (dfs hit the step bound)\n%s", name, mode, k, src)
+	if len(missing) > 0 {
+		if unfolding {
+			t.Errorf("%s: %s misses dfs's bugs %v (dfs hit the step bound)\n%s", name, mode, missing, src)
+		} else {
+			t.Logf("%s: %s misses %v, which only another order of a trace it cut at the step bound reaches", name, mode, missing)
 		}
 	}
+}
+
+// keySet is a set of bug keys.
+func keySet(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
 }
 
 // withoutStepBound drops the step-bound bugs from bug keys.
@@ -645,6 +648,19 @@ thread main {
 		// of the configuration, after B's write: it passed, and the
 		// execution counted as not ended by assume.
 		{"failed assume in an atomic block", assumeInAtomicSrc, 0},
+		// Independent stops: each ends an execution of its own (counting
+		// only the first in C's order lost the failed assume).
+		{"independent assert and assume", `
+thread A {
+    var l int = 1
+    assert l == 2, "A fails"
+}
+
+thread B {
+    var l int = 1
+    assume l == 2
+}
+`, 0},
 		{"failed assume beside a failed assertion", `
 var x atomic int
 thread a {
@@ -1208,6 +1224,85 @@ thread b {
         r = x
     }
     assert r != 1, "b saw the intermediate value"
+}
+`},
+		// The review of the causal-past bound found these: an event
+		// beyond the bound dropped with no step-bound report, the run
+		// then "verified" (with or without a stop elsewhere); two long
+		// independent threads that never cut each other; a coarse tail
+		// counted in the past of another thread's event, hiding its
+		// assertion three steps in.
+		{"a read whose past reaches the bound", `// max-steps: 11
+var a atomic int
+var b atomic int
+var x atomic int
+
+thread A {
+    for i in 0..5 {
+        a = i
+    }
+    x = 1
+}
+
+thread B {
+    for i in 0..5 {
+        b = i
+    }
+    assert x == 0, "B saw A's write"
+}
+`},
+		{"a read whose past reaches the bound, beside an assume", `// max-steps: 11
+var a atomic int
+var b atomic int
+var x atomic int
+
+thread A {
+    for i in 0..5 {
+        a = i
+    }
+    x = 1
+}
+
+thread Z {
+    assume false
+}
+
+thread B {
+    for i in 0..5 {
+        b = i
+    }
+    assert x == 0, "B saw A's write"
+}
+`},
+		{"two independent threads longer than the bound together", `// max-steps: 11
+var a atomic int
+var b atomic int
+
+thread A {
+    for i in 0..6 {
+        a = i
+    }
+}
+
+thread B {
+    for i in 0..6 {
+        b = i
+    }
+}
+`},
+		{"a tail beside a short thread", `// max-steps: 4
+var y atomic int
+var x int
+
+thread t0 {
+    y = 1
+    x = 1
+    x = 2
+}
+
+thread t1 {
+    var r int = y
+    assert r == 0, "t1 saw y"
 }
 `},
 		{"a failure beside a loop", `

@@ -108,14 +108,7 @@ func (x *explorer) run() {
 		if x.M.StepCount() >= x.Opts.MaxSteps {
 			// The bound cuts the execution like a stop: the other threads
 			// must still be explored here.
-			// Blame the thread that made the most steps: it is the one looping.
-			busiest := p
-			for t, th := range x.M.Threads {
-				if th.Steps > x.M.Threads[busiest].Steps {
-					busiest = int32(t)
-				}
-			}
-			x.ReportStepBound(busiest, d+1)
+			x.ReportStepBound(d + 1)
 			if sdpor {
 				x.addBlockedRaces(int32(d + 1))
 			}

@@ -180,11 +180,17 @@ type TraceStep struct {
 // OSDI'08), if some execution has a race, then one whose only preemptions
 // are at synchronisation does too. At the first race found, the
 // exploration starts again from scratch with every access a step of its
-// own (stopCoarseRace), and the races are reported from there.
+// own (stopCoarse), and the races are reported from there.
 
-// stopCoarseRace is the internal stop reason of a coarse exploration that
-// found a data race (it never reaches a Result).
-const stopCoarseRace = "coarse-race"
+// stopCoarse is the internal stop reason of a coarse exploration that
+// must start again with fine steps (it never reaches a Result).
+const stopCoarse = "coarse-restart"
+
+// RestartFine ends a coarse exploration, to start again with every access
+// a step of its own (see "Coarse steps").
+func (x *Driver) RestartFine() {
+	x.StopReason = stopCoarse
+}
 
 // FineEvents returns evs with the accesses of every tail as steps of their
 // own.
@@ -420,7 +426,7 @@ func (x *Driver) CheckDataRaces(d int32, ev *interp.Event) {
 	}
 	x.Clk.DataRaces(d, x.Prog.Locations, func(other int32, loc int32) {
 		if x.M.Coarse {
-			x.StopReason = stopCoarseRace // see "Coarse steps"
+			x.RestartFine() // see "Coarse steps"
 			return
 		}
 		o := &x.Evs[other]
@@ -508,10 +514,16 @@ func (x *Driver) Undo() {
 	x.M.Undo()
 }
 
-// ReportStepBound reports that the execution ran into the step bound,
-// blaming thread blame (the one that loops), with the first steps steps
-// of the current execution as the trace.
-func (x *Driver) ReportStepBound(blame int32, steps int) {
+// ReportStepBound reports that the current execution ran into the step
+// bound, with its first steps steps as the trace. It blames the thread
+// that made the most steps: it is the one that loops.
+func (x *Driver) ReportStepBound(steps int) {
+	blame := int32(0)
+	for t, th := range x.M.Threads {
+		if th.Steps > x.M.Threads[blame].Steps {
+			blame = int32(t)
+		}
+	}
 	x.Report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.Opts.MaxSteps), blame, x.RangeOf(blame, x.M.Threads[blame].PC), steps, nil)
 }
 
@@ -562,7 +574,7 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 	x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
 	x.M.TailBound = opts.MaxSteps
 	explore(x)
-	if x.StopReason == stopCoarseRace {
+	if x.StopReason == stopCoarse {
 		delivered := x.bugAt
 		if onBug := opts.OnBug; onBug != nil {
 			opts.OnBug = func(b *Bug) {

@@ -43,6 +43,7 @@ type qexplorer struct {
 	pruneAt  int
 	pruneMin int
 	stamp    int32
+	stopBuf  []stopAt // scratch for maximal
 
 	lengthCap int  // fine steps beyond which a configuration is not extended
 	truncated bool // some configuration reached lengthCap
@@ -73,7 +74,7 @@ func Run(x *driver.Driver) {
 	}
 	q.u = newUnfolding(x.Prog, x.M, q.uidFn)
 	q.u.bound = int32(min(x.Opts.MaxSteps, math.MaxInt32))
-	q.lengthCap = int(min(int64(x.Opts.MaxSteps)*lengthCapFactor, math.MaxInt32))
+	q.lengthCap = int(min(int64(x.Opts.MaxSteps), math.MaxInt32/lengthCapFactor) * lengthCapFactor)
 	q.c.locs = make([][]*uevent, len(x.Prog.Locations))
 	q.c.nextOn = make([][]position, len(x.Prog.Locations))
 	q.c.jump = make([][]int32, len(x.Prog.Locations))
@@ -724,7 +725,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	q.addExtensions(e)
 	if ok && q.nearBound(steps) && e.pastOf()+e.tsteps-e.predSteps() >= q.u.bound {
-		q.reportStepBound(e)
+		x.ReportStepBound(x.M.Depth())
 	}
 	return x.StopReason == ""
 }
@@ -777,21 +778,6 @@ const lengthCapFactor = 4
 // and an exploration that met one that long ends incomplete
 // (StoppedExecutionLength): a resource bound, never a silent cut.
 
-// reportStepBound reports that e's past and e reach the step bound. The
-// thread blamed is the one with the most steps in [e]: it is the one that
-// loops.
-func (q *qexplorer) reportStepBound(e *uevent) {
-	x := q.x
-	blame := e
-	for _, f := range e.tmax {
-		if f != nil && f.tsteps > blame.tsteps {
-			blame = f
-		}
-	}
-	p := q.midx[blame.thread]
-	x.Report(driver.BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.Opts.MaxSteps), p, x.RangeOf(p, x.M.Threads[p].PC), x.M.Depth(), nil)
-}
-
 func sameAccesses(a, b []ir.Access) bool {
 	if len(a) != len(b) {
 		return false
@@ -838,19 +824,25 @@ func (q *qexplorer) pop(e *uevent) {
 
 // maximal handles a maximal configuration C.
 //
+// If C has as many steps as the bound, an execution reached it (DFS would
+// report it too).
+//
 // Without stops, C is an execution: a deadlock if some thread has not
 // finished, unless a thread can still move and was only held back by the
 // step bound (then C is cut, not deadlocked).
 //
-// With stops, the real execution C stands for ends at its first stop (in
-// the order C was built, a linearisation): the events before it, then the
-// stop, at the very state it stopped in when it was pushed (stops change
-// nothing). That is what is counted (ended by assume or not) and what
-// OnExecution sees. Running the stops again at the end of C would be
+// With stops, every stop ends a real execution: the events of C before it
+// (in the order C was built, a linearisation), the other stops left out,
+// then the stop, at the very state it stopped in when it was pushed
+// (stops change nothing). Each is counted (ended by assume or not) and
+// handed to OnExecution. Running the stops again at the end of C would be
 // wrong: events after a stop in C may change what it reads (a failed
 // assume in an atomic block may then pass).
 func (q *qexplorer) maximal() {
 	x := q.x
+	if x.M.StepCount() >= int(q.u.bound) {
+		x.ReportStepBound(x.M.Depth())
+	}
 	if q.c.nstops == 0 {
 		if q.cut() {
 			x.ExecutionDone()
@@ -859,29 +851,47 @@ func (q *qexplorer) maximal() {
 		}
 		return
 	}
-	first := 0
-	for !q.c.events[first].stop {
-		first++
+	// The stops with the machine depth each stands at (the number of
+	// events of C before it that are not stops), latest first: the
+	// machine goes back from one to the next, runs it and takes it back.
+	stops := q.stopBuf[:0]
+	depth := 0
+	for _, e := range q.c.events {
+		if e.stop {
+			stops = append(stops, stopAt{e, depth})
+		} else {
+			depth++
+		}
 	}
-	s := q.c.events[first]
-	if s.stopKind == interp.StopAssume {
-		x.Stats.AssumeBlocked++
-	}
-	// No stop comes before s, so the machine holds one step per event of
-	// C before it: go back there, run s, count, and come back.
-	for x.M.Depth() > first {
+	q.stopBuf = stops
+	for i := len(stops) - 1; i >= 0; i-- {
+		s := stops[i]
+		for x.M.Depth() > s.depth {
+			x.Undo()
+		}
+		if x.StopReason != "" {
+			continue // a budget ran out: only come back
+		}
+		q.step(s.e, &x.Evs[s.depth])
+		if s.e.stopKind == interp.StopAssume {
+			x.Stats.AssumeBlocked++
+		}
+		x.ExecutionDone()
 		x.Undo()
 	}
-	q.step(s, &x.Evs[first])
-	x.ExecutionDone()
-	x.Undo()
-	for _, e := range q.c.events[first+1:] {
+	for _, e := range q.c.events[stops[0].e.cpos+1:] {
 		if !e.stop {
 			d := x.M.Depth()
 			x.GrowEvents(d)
 			q.step(e, &x.Evs[d])
 		}
 	}
+}
+
+// stopAt is a stop of C and the machine depth it stands at.
+type stopAt struct {
+	e     *uevent
+	depth int
 }
 
 // cut reports whether a thread of C (a maximal configuration without
@@ -1178,7 +1188,17 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
 	n := q.u.events
 	e := q.u.event(t, p, sp, a, gen, q.x.M.StepCount() >= int(q.u.bound))
-	if e == nil || e.id < n {
+	if e == nil {
+		if q.u.beyond {
+			// Its past is a configuration of C of at least MaxSteps
+			// steps: an execution that reaches the bound, which DFS
+			// reports too.
+			q.u.beyond = false
+			q.x.ReportStepBound(q.x.M.Depth())
+		}
+		return nil
+	}
+	if e.id < n {
 		return e
 	}
 	if e.hasLastW() {

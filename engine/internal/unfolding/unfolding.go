@@ -202,23 +202,47 @@ type uevent struct {
 	kids      candBucket  // the events after it in its thread (spike candidates)
 }
 
-// pastSteps is the number of fine steps in the configuration whose
-// per-thread maxima are tm (all executed).
-func pastSteps(tm []*uevent) int64 {
+// pastSteps is the number of fine steps that must happen before an event
+// of thread t whose strict past has the per-thread maxima tm (all
+// executed; tm[t] is its predecessor): all of thread t's steps before it,
+// and of every other thread its steps up to the head of its last event
+// there. The tail of that last event (plain accesses, see "Coarse steps")
+// is not needed: nothing depends on it without a data race, and a data
+// race restarts the exploration with fine steps. It grows strictly along
+// causality, so the events within the bound are causally closed.
+func pastSteps(tm []*uevent, t int32) int64 {
 	var n int64
-	for _, x := range tm {
-		if x != nil {
+	for i, x := range tm {
+		switch {
+		case x == nil:
+		case int32(i) == t:
 			n += int64(x.tsteps)
+		default:
+			n += int64(x.headSteps())
 		}
 	}
 	return n
 }
 
-// pastOf is the number of fine steps in [e) (e executed or enabled).
+// headSteps is the number of fine steps of e's thread up to e's head (a
+// stop takes none).
+func (e *uevent) headSteps() int32 {
+	if e.stop {
+		return e.predSteps()
+	}
+	return e.predSteps() + 1
+}
+
+// pastOf is pastSteps for e (executed or enabled).
 func (e *uevent) pastOf() int32 {
 	if e.past < 0 {
-		n := pastSteps(e.tmax) - int64(e.tsteps) + int64(e.predSteps())
-		e.past = int32(n)
+		var n int64
+		for i, x := range e.tmax {
+			if x != nil && int32(i) != e.thread {
+				n += int64(x.headSteps())
+			}
+		}
+		e.past = int32(n + int64(e.predSteps()))
 	}
 	return e.past
 }
@@ -315,6 +339,7 @@ type unfolding struct {
 	maxBuf    []*uevent
 	all       []*uevent // the events of U, in the order they were made
 	bound     int32     // the step bound: no event has that many fine steps in its past
+	beyond    bool      // set by event when it refused an event beyond the bound
 	// wide indexes by key hash the children of the events with many
 	// (a write after a spin loop has one version per read of the loop):
 	// one event per hash, the others found in the child list.
@@ -620,9 +645,10 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	// in C, so executed, and thread i contributes tm[i].tsteps steps.
 	e.past = -1
 	if nearBound {
-		past := pastSteps(tm)
+		past := pastSteps(tm, t)
 		if past >= int64(u.bound) {
-			return nil // beyond the step bound (see "The step bound")
+			u.beyond = true // the caller reports it (see "The step bound")
+			return nil
 		}
 		e.past = int32(past)
 	}
@@ -1140,19 +1166,27 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
 	if p := e.pred; p != nil {
 		if kept(p) {
-			var same *uevent // another child with e's hash
+			// If e stands for its hash in p's wide index, another child
+			// with the same hash takes its place: then the whole list is
+			// read; otherwise it is read up to e.
+			m := u.wide[p]
+			wide := p.wide && m[e.hkey] == e
+			var same *uevent
 			for link := &p.child; *link != nil; {
-				switch f := *link; {
-				case f == e:
+				f := *link
+				if f == e {
 					*link = e.hnext
-				case f.hkey == e.hkey && same == nil:
-					same = f
-					fallthrough
-				default:
-					link = &f.hnext
+					if !wide {
+						break
+					}
+					continue
 				}
+				if wide && same == nil && f.hkey == e.hkey {
+					same = f
+				}
+				link = &f.hnext
 			}
-			if m := u.wide[p]; p.wide && m[e.hkey] == e {
+			if wide {
 				if same != nil {
 					m[e.hkey] = same
 				} else {
