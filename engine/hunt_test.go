@@ -69,7 +69,7 @@ func TestHunt(t *testing.T) {
 			continue
 		}
 		sizes = append(sizes, ref.res.Executions)
-		hitBound := hasStepBound(ref.res)
+		hitBound := hitStepBound(ref.res)
 		if hitBound {
 			bounded++
 		}
@@ -132,15 +132,6 @@ func huntDFS(t testing.TB, prog *engine.Program, maxSteps int) (outcome, bool) {
 	return ref, ref.res.Complete
 }
 
-func hasStepBound(res *engine.Result) bool {
-	for _, b := range res.Bugs {
-		if b.Kind == engine.BugStepBound {
-			return true
-		}
-	}
-	return false
-}
-
 // huntCompare explores prog in mode and returns what differs from dfs's
 // outcome ref ("" if nothing).
 func huntCompare(t testing.TB, prog *engine.Program, mode string, maxSteps int, ref outcome) string {
@@ -156,42 +147,17 @@ func huntCompare(t testing.TB, prog *engine.Program, mode string, maxSteps int, 
 		t.Fatalf("unknown mode %q", mode)
 	}
 	got := exploreWith(t, prog, opts, true)
-	// Under the step bound, step-bound bugs are not compared (where a
-	// looping thread is cut depends on the order). sdpor bounds whole
-	// executions as dfs does, so it must find exactly dfs's other bugs;
-	// the unfolding modes bound each event's causal past instead, so they
-	// must find dfs's and may find more, which no dfs execution within
-	// the bound reaches.
-	bounded := hasStepBound(ref.res)
-	keys := func(res *engine.Result) []string {
-		var out []string
-		for _, k := range bugKeys(res) {
-			if !bounded || !strings.HasPrefix(k, string(engine.BugStepBound)) {
-				out = append(out, k)
-			}
-		}
-		return out
-	}
 	var msgs []string
-	want, have := keys(ref.res), keys(got.res)
-	if bounded && opts.Algorithm != engine.SDPOR {
-		found := map[string]bool{}
-		for _, k := range have {
-			found[k] = true
+	if hitStepBound(ref.res) {
+		errs, notes := stepBoundDiffs(mode, opts.Algorithm != engine.SDPOR, ref.res, got.res)
+		msgs = append(msgs, errs...)
+		for _, n := range notes {
+			t.Log(n)
 		}
-		var missing []string
-		for _, k := range want {
-			if !found[k] {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			msgs = append(msgs, fmt.Sprintf("misses dfs's bugs [%s] (dfs hit the step bound)", strings.Join(missing, " ")))
-		}
-	} else if a, b := strings.Join(want, " "), strings.Join(have, " "); a != b {
+	} else if a, b := strings.Join(bugKeys(ref.res), " "), strings.Join(bugKeys(got.res), " "); a != b {
 		msgs = append(msgs, fmt.Sprintf("bugs differ: dfs [%s], %s [%s]", a, mode, b))
 	}
-	if !hasStepBound(ref.res) && !prog.HasUnstableAtomics() {
+	if !hitStepBound(ref.res) && !prog.HasUnstableAtomics() {
 		if n := got.res.Executions - int64(got.stops); n != int64(len(ref.traces)) || len(got.traces) != len(ref.traces) {
 			msgs = append(msgs, fmt.Sprintf("%d executions that did not stop covering %d traces, want %d traces (dfs: %d interleavings; %s: %d executions, %d stopped)",
 				n, len(got.traces), len(ref.traces), ref.res.Executions, mode, got.res.Executions, got.stops))
