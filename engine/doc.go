@@ -43,7 +43,7 @@
 //
 // DFS and SDPOR cut an execution at MaxSteps steps. QPOR and Optimal
 // bound each step's causal past instead (see "The step bound" in
-// qpor.go), so their executions may run longer beside a thread that is
+// package unfolding), so their executions may run longer beside a thread that is
 // cut; a configuration of more than four times MaxSteps steps ends the
 // exploration incomplete (StoppedExecutionLength).
 //

@@ -1,0 +1,158 @@
+// Package unfolding is the qpor and optimal exploration modes: Alg. 1 of
+// Nguyen, Rodríguez, Sousa, Coti and Petrucci, "Quasi-Optimal Partial
+// Order Reduction" (CAV'18), over the unfolding (prime event structure)
+// of Def. 1, extended from lock/unlock/create/join programs to Weft's
+// read/write dependence. Files: events.go (events and U), config.go (the
+// configuration C), extensions.go, alternatives.go (spikes and clues),
+// index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
+// bound), check.go (checkIndexes). This comment argues soundness.
+//
+// # Events
+//
+// An event is ⟨a, H⟩: an action a of one thread after a history H (a
+// configuration). It is named canonically by its thread, its thread
+// predecessor p (the previous event of the same thread, or none) and the
+// set of ⊆-maximal events of H other than p; two discoveries of the same
+// ⟨a, H⟩ give the same *uevent (the index `byKey`). The action a is
+// determined by H: the thread's local state after p fixes the instruction
+// and the locations it touches, and state(H) fixes the values read.
+// Values do not matter for dependence, so an event's footprint (kind,
+// location, read/write) is known from p alone and the values are learnt
+// when the event is executed on the Machine. Atomic blocks are the
+// exception: their locations may depend on the values they read. For a
+// Stable block (Program AtomicFootprint: addresses fixed by the frame when
+// it starts) the accesses observed when it is first run after p are its
+// footprint after p; for an unstable one the footprint is everything the
+// block may read or write (AtomicFootprint.Reads/Writes), the same for every
+// history. Over-approximating dependence is sound (the independence stays
+// an under-approximation of commutation); it only adds events, so on
+// programs with unstable atomic blocks the number of executions may exceed
+// the number of Mazurkiewicz traces of the exact dependence.
+//
+// Threads are named by a stable id (uid): declared threads by their index,
+// spawned threads by (parent uid, spawn index). Machine indices depend on
+// the interleaving of spawns and are mapped to uids per execution.
+//
+// # Independence
+//
+// Two actions of different threads are dependent exactly as in
+// language.md: they touch the same shared location and one writes it
+// (lock and unlock are writes of the mutex; an atomic block touches each
+// location it accesses), or one is `join T` and the other is T's last
+// step, or one spawns the other's thread. This relation is symmetric and
+// irreflexive across threads, and independent actions commute at every
+// reachable state (reads of one location commute; accesses to different
+// locations commute; a lock is enabled iff the mutex is free, which only
+// events on the mutex change; a join is enabled iff T has finished, which
+// only T's last step changes). So it is an independence in the sense of
+// Sec. 2 of the paper, and Def. 1 yields a PES whose configurations are
+// exactly the Mazurkiewicz traces of Weft executions. In this PES:
+//
+//   - e < f iff e is in f's history. Each event keeps tmax (Def. 7): for
+//     every thread, the last event of that thread in its local
+//     configuration. Events of one thread form a tree (thread tree; two
+//     events of one thread are ordered or in conflict), so e ≤ f iff e is
+//     an ancestor of tmax(f, thread(e)) in its thread tree; ancestors are
+//     found with skip pointers at distances 1, 2, 4, … (Sec. 5.2).
+//   - Immediate conflict is "dependent and causally unordered"; conflict
+//     is inherited. Hence X ∪ Y (X, Y configurations) is a configuration
+//     iff for every thread the tmax of X and Y are ordered, and no event of
+//     X \ Y is dependent with an event of Y \ X: an immediate conflict
+//     a # b with a ∈ X, b ∈ Y has a ∉ Y and b ∉ X, since a configuration
+//     holds no conflict. This generalises Theorem 6 (the lock trees become
+//     the per-location access order).
+//
+// # Extensions
+//
+// When e is added to the explored configuration C (C' = C ∪ {e}), the new
+// extensions ex(C') \ ex(C) are the events ⟨a, H⟩ with e ∈ H ⊆ C'; e is
+// then ⊆-maximal in H, so a depends on e (or e is a's thread predecessor,
+// or spawns a's thread). For each thread t and each position p of t in C'
+// (an event of t, or t's start) whose next action a depends on e, every
+// H = [p] ∪ [e] ∪ [M] is enumerated, where M is an antichain of C'-events
+// dependent with a, none below [p] ∪ [e] and none after p's successor in
+// C'; then every ⊆-maximal event of H depends on a, as Def. 1 requires,
+// and a is enabled at state(H) when a is a lock of a free mutex (the last
+// event on the mutex in H leaves it free) or a join of a finished thread.
+// The ⊆-maximal configurations of C' ∪ {antichains} are small in practice:
+// events on one location with a write are totally ordered in C', so M
+// only ranges over sets of concurrent reads (for a write) and over
+// combinations of locations (for atomic blocks). The positions of C are
+// indexed by the locations and join targets of their next action
+// (config.nextOn, config.joinOn), so only those that depend on e are
+// visited; positions before the last event of t in [e] are skipped (their
+// successor in C' is below e, so no history there can hold e).
+//
+// # Alternatives (Def. 5 and 6, the comb)
+//
+// Alt(C, D) (alternatives.go) picks k events of D that are enabled at C (the
+// event just explored first, then the most recently added; "optimal" takes
+// all of them: events of D already in conflict with C need no partner) and
+// builds one spike per picked event d: the events a of U in immediate
+// conflict with d (dependent, unordered) such that [a] ∪ C is a
+// configuration and [a] ∩ D = ∅. A combination of pairwise compatible
+// spike elements (C ∪ [a1] ∪ … ∪ [ak] a configuration, checked on the
+// small sets [ai] \ C) gives the clue J; J \ C is the set A of the next
+// call. Restricting spikes to immediate conflicts loses nothing: if ê
+// conflicts with d and [ê] ∪ C is a configuration, the immediate conflict
+// behind it is a # d with a ≤ ê (the other side lies in [d] ⊆ C ∪ {d} and
+// cannot be in C), and a satisfies every constraint ê does. Likewise a may
+// be taken to be the first access outside C, in [ê], to a location that d
+// accesses (the first write, if d only reads it): its history holds the
+// last write to that location in C and no later one. Events of d's own
+// thread need no spike of their own: a sibling of d (same predecessor, so
+// the same action) compatible with C has in its history an event outside C
+// that d depends on, which is in immediate conflict with d. So U is indexed
+// by (location, last write of it in the history), and a spike is read from
+// one group per location of d, one list per thread there. A candidate a of
+// thread t compatible with C extends C's events of t: it is a child of
+// C's last event cm of t (found in cm's children, uevent.kids) or comes
+// later (the list's buckets of index above cm's plus one); the other
+// buckets are not visited. A candidate found in C, incompatible with C or
+// above an event of D stays so while C holds the event that excludes it
+// (or in the whole subtree of the current call: C and D only grow there),
+// so it leaves its bucket until the exploration backtracks above that
+// event (qexplorer.hidden). The spike of the last picked
+// event is scanned lazily: the scan stops at the first element that
+// completes a combination (for k = 1, at the first element).
+//
+// # Pruning
+//
+// Line 13 of Alg. 1 keeps Q_{C,D}: C ∪ D and, following Rodríguez et al.
+// (CONCUR'15), the local configurations of the events in immediate
+// conflict with C ∪ D, the only events spikes ever hold. (With inherited
+// conflicts every event after an event of D conflicts with the other
+// events of D, and almost nothing would go.) The test for immediate
+// conflict (qexplorer.inConflictCD) may say yes wrongly, never no
+// wrongly: e #ⁱ g needs [e) ∪ [g) to have ordered maxima on every
+// thread, and, when e and g access one location each, the same one, the
+// same last write of it in their histories (if the last writes differ,
+// the later one is in one past and conflicts with the other event, so the
+// conflict is inherited); of C's events on that location only those after
+// that write, up to the next write, qualify; a join or a spawn is only in
+// immediate conflict with its siblings in its thread tree. We prune when U
+// has grown by half since the last pruning (at least 50,000 events), so
+// that the cost is amortised (a pass over U); each dropped event takes
+// itself out of the indexes, knowing its place in each, so that kept
+// events are not visited twice. The tests also prune after every call.
+// A pruned event that is
+// discovered again is a new object; the events kept keep their whole
+// causal past, so an event and a stale copy are never both reachable.
+//
+// # Steps that stop the execution
+//
+// A stop (a failed assertion or assume, a runtime error, the local step
+// bound) happens in the real program only as the last step. For the
+// unfolding we use a different, equally sound LTS: a stop ends its own
+// thread only and has no effect on the state; its footprint is the
+// accesses it made (dependence with them is needed because, for an atomic
+// block, whether it fails depends on the values it read). Every prefix of
+// a real execution is an execution of this LTS and conversely every event
+// other than a stop that happens after a stop in this LTS also happens, at
+// the same state, in a real execution where the stopping thread has not
+// made its failing step yet. So the same stops, data races and deadlocks
+// (we never report one in a configuration holding a stop: there, the
+// stopping thread could still move) are reachable. On the Machine a stop
+// is executed (to report the bug with a trace that ends in it) and undone
+// at once; configurations are replayed without their stops.
+package unfolding

@@ -1,0 +1,380 @@
+package unfolding
+
+import (
+	"fmt"
+	"sort"
+	"weft/engine/ir"
+)
+
+// Pruning: line 13 of Alg. 1.
+
+// qporPruneMin is the size of U below which it is never pruned (unless
+// Options.pruneAlways, for tests).
+const qporPruneMin = 50_000
+
+// prune is line 13 of Alg. 1, U := U ∩ Q_{C,D}, done when U has grown by
+// half since the last time (it costs a pass over U). We keep, as Rodríguez et
+// al. (CONCUR'15) do, C ∪ D and the local configurations of the events in
+// immediate conflict with C ∪ D: the spikes of alt only ever hold events
+// in immediate conflict with an event of D. (The paper's #(C ∪ D), with
+// inherited conflicts, keeps nearly everything: every event after an
+// event of D conflicts with the other events of D.) The events kept stay
+// findable with their causal pasts, so that no event is ever created twice
+// while an older copy is referenced.
+func (q *qexplorer) prune() {
+	u := q.u
+	q.stamp++
+	keep := q.stamp
+	keptEvs := q.keptBuf[:0]
+	var mark func(e *uevent)
+	mark = func(e *uevent) {
+		for e != nil && e.stamp != keep {
+			e.stamp = keep
+			keptEvs = append(keptEvs, e)
+			mark(e.spawner)
+			for _, m := range e.maxs {
+				mark(m)
+			}
+			e = e.pred
+		}
+	}
+	for _, e := range u.all {
+		if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
+			mark(e)
+		}
+	}
+	// Hidden candidates that go are dropped first, so that their buckets
+	// may go too.
+	kept := func(e *uevent) bool { return e.stamp == keep }
+	for i, hs := range q.hidden {
+		out := hs[:0]
+		for _, h := range hs {
+			if kept(h.e) {
+				out = append(out, h)
+			} else {
+				h.b.nhidden--
+			}
+		}
+		clear(hs[len(out):])
+		q.hidden[i] = out
+	}
+	// When more than half go, the indexes are rebuilt from those kept;
+	// otherwise the events that go are taken out of them one by one (each
+	// knows where it is), so that the events kept are not visited again.
+	n := len(keptEvs)
+	if 2*n < len(u.all) {
+		// (Reading the list of those kept, not U, again.)
+		q.keptBuf = u.compact(kept, keptEvs)
+	} else {
+		clear(keptEvs)
+		q.keptBuf = keptEvs[:0]
+		all := u.all[:0]
+		for _, e := range u.all {
+			if kept(e) {
+				all = append(all, e)
+			} else {
+				u.unlink(e, kept)
+			}
+		}
+		clear(u.all[len(all):])
+		u.all = all
+	}
+	q.pruneGen++
+	q.pruneAt = 3 * n / 2
+	if q.pruneAt < q.pruneMin {
+		q.pruneAt = q.pruneMin
+	}
+	if q.pruneMin == 0 {
+		q.pruneAt = 0 // tests: prune at the end of every call
+		if err := q.checkIndexes(); err != nil {
+			q.x.Anomaly(fmt.Sprintf("after pruning %d: %v", q.pruneGen, err))
+		}
+	}
+}
+
+// inConflictCD reports whether e may be in immediate conflict with an
+// event g of C ∪ D: they are dependent (or siblings in a thread tree),
+// causally unordered, and [e) ∪ [g) passes the per-thread test of
+// pastsCompatible (the dependences between the two pasts are not fully
+// checked, so this over-approximates immediate conflict, which is safe
+// for pruning: it only keeps more). Candidates g in C are found per
+// location of e after the last write of it in C that is in [e): every
+// earlier event of the location is below that write, hence in [e).
+func (q *qexplorer) inConflictCD(e *uevent) bool {
+	c := &q.c
+	if ch := c.chain[e.thread]; int(e.idx) < len(ch) {
+		if g := ch[e.idx]; g != e && g.pred == e.pred && sameLastWrite(e, g) && pastsCompatible(e, g) {
+			return true
+		}
+	}
+	found := false
+	e.touches(func(l int32, w bool) bool {
+		// After the last write of l in C that is in [e), an event of C
+		// whose past holds another access of l that e depends on (and
+		// that is not in [e)) conflicts with e only by inheritance: so
+		// only the first write after it, and (if e writes) the reads
+		// before that write, can be immediate conflicts.
+		s := c.locs[l]
+		var iw int
+		switch {
+		case !e.hasLastW():
+			iw = q.lastWriteBelow(l, e)
+		case e.lastW == nil:
+			iw = -1
+		case c.contains(e.lastW):
+			iw = int(e.lastW.lpos)
+		default:
+			// e's last write of l is outside C: it conflicts with the
+			// events of C after the last write in C below e, so e
+			// conflicts with them only by inheritance.
+			return false
+		}
+		// The first write after iw of another thread (not below e: none
+		// is) ends the events to look at.
+		end := len(s)
+		wp := c.wpos[l]
+		for k := sort.Search(len(wp), func(k int) bool { return int(wp[k]) > iw }); k < len(wp); k++ {
+			g := s[wp[k]]
+			if g.thread == e.thread || leq(g, e) {
+				continue
+			}
+			if pastsCompatible(e, g) {
+				found = true
+				return true
+			}
+			end = int(wp[k])
+			break
+		}
+		if !w {
+			return false
+		}
+		// The reads before it, newest first: past a read of e's thread
+		// or below e, the reads of its thread just before it are so too.
+		for i := end - 1; i > iw; {
+			g := s[i]
+			if _, gw := g.access(l); gw {
+				i--
+				continue
+			}
+			if g.thread == e.thread || leq(g, e) {
+				i = int(c.jump[l][i])
+				continue
+			}
+			if pastsCompatible(e, g) {
+				found = true
+				return true
+			}
+			i--
+		}
+		return false
+	})
+	if found {
+		return true
+	}
+	if e.fkind == ir.EvStop {
+		return true // rare: kept without a closer look
+	}
+	// Events of D: siblings, or dependent. (A join or a spawn needs no
+	// case of its own: it depends only on events always in its past, the
+	// joined thread's last event, or its future, the child's first, so it
+	// is in immediate conflict only with its thread-tree siblings.)
+	for i := len(q.d) - 1; i >= 0; i-- { // newest first: most often the deepest, the likeliest to conflict
+		d := q.d[i]
+		// sameLastWrite first: it reads no footprint and rules out most.
+		if d == e || !sameLastWrite(e, d) || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
+			continue
+		}
+		if !leq(d, e) && !leq(e, d) && pastsCompatible(e, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameLastWrite is false if e and g access one location each, the same,
+// after different last writes of it: then they are not in immediate
+// conflict (the later of the two writes is in one's past and conflicts
+// with the other).
+func sameLastWrite(e, g *uevent) bool {
+	return !e.hasLastW() || !g.hasLastW() || e.floc != g.floc || e.lastW == g.lastW
+}
+
+// pastsCompatible reports whether the causal pasts [a) and [b) have
+// ordered maxima on every thread (a necessary condition for [a) ∪ [b) to
+// be a configuration).
+func pastsCompatible(a, b *uevent) bool {
+	n := max(len(a.tmax), len(b.tmax))
+	for u := 0; u < n; u++ {
+		x, y := pastMax(a, int32(u)), pastMax(b, int32(u))
+		if x == nil || y == nil || x == y {
+			continue
+		}
+		if x.idx < y.idx {
+			x, y = y, x
+		}
+		if ancestorAt(x, y.idx) != y {
+			return false
+		}
+	}
+	return true
+}
+
+// pastMax is the last event of thread u in [e).
+func pastMax(e *uevent, u int32) *uevent {
+	if u == e.thread {
+		return e.pred
+	}
+	return tmaxAt(e.tmax, u)
+}
+
+// compact keeps in U only the events of all (those kept says so of),
+// rebuilding the indexes from them: cheaper than unlink when most events
+// go. The events kept are closed under causal pasts, so a group of
+// candidates whose last write goes has no candidate left, and a hidden
+// candidate kept (whose bucket stays, see candBucket.nhidden) has its
+// predecessor kept. It returns the former list of U's events, emptied.
+func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
+	old := u.all
+	clear(old)
+	u.all = all
+	clear(u.byKey) // keeps its room for the events to come
+	clear(u.wide)  // rebuilt by lookup where still needed
+	for _, e := range all {
+		e.wide = false
+		if e.pred == nil {
+			e.hnext, u.byKey[e.hkey] = u.byKey[e.hkey], e
+		}
+		link := &e.child
+		for f := e.child; f != nil; f = f.hnext {
+			if kept(f) {
+				*link = f
+				link = &f.hnext
+			}
+		}
+		*link = nil
+	}
+	filter := func(b *candBucket) {
+		out := b.ev[:0]
+		for _, f := range b.ev {
+			if kept(f) {
+				b.setPos(f, len(out))
+				out = append(out, f)
+			}
+		}
+		clear(b.ev[len(out):])
+		b.ev = out
+	}
+	filterGroup := func(g *candGroup) {
+		lists := g.lists[:0]
+		for _, l := range g.lists {
+			buckets := l.buckets[:0]
+			for _, b := range l.buckets {
+				filter(b)
+				if len(b.ev) > 0 || b.nhidden > 0 {
+					buckets = append(buckets, b)
+				}
+			}
+			clear(l.buckets[len(buckets):])
+			l.buckets = buckets
+			if len(buckets) > 0 {
+				lists = append(lists, l)
+			}
+		}
+		clear(g.lists[len(lists):])
+		g.lists = lists
+		if len(lists) == 0 {
+			u.dropGroup(g)
+		}
+	}
+	for _, e := range all {
+		filter(&e.kids)
+		for g := e.wgroups; g != nil; {
+			next := g.next
+			filterGroup(g)
+			g = next
+		}
+	}
+	for _, g := range u.unwritten {
+		if g != nil {
+			filterGroup(g)
+		}
+	}
+	for e := range u.multi {
+		if !kept(e) {
+			delete(u.multi, e)
+		}
+	}
+	return old[:0]
+}
+
+// unlink takes a pruned event out of U's indexes.
+func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
+	if p := e.pred; p != nil {
+		if kept(p) {
+			// If e stands for its hash in p's wide index, another child
+			// with the same hash takes its place: then the whole list is
+			// read; otherwise it is read up to e.
+			m := u.wide[p]
+			wide := p.wide && m[e.hkey] == e
+			var same *uevent
+			for link := &p.child; *link != nil; {
+				f := *link
+				if f == e {
+					*link = e.hnext
+					if !wide {
+						break
+					}
+					continue
+				}
+				if wide && same == nil && f.hkey == e.hkey {
+					same = f
+				}
+				link = &f.hnext
+			}
+			if wide {
+				if same != nil {
+					m[e.hkey] = same
+				} else {
+					delete(m, e.hkey)
+				}
+			}
+		}
+	} else {
+		h := e.hkey
+		var prev *uevent
+		for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
+			if f == e {
+				if prev != nil {
+					prev.hnext = e.hnext
+				} else if e.hnext != nil {
+					u.byKey[h] = e.hnext
+				} else {
+					delete(u.byKey, h)
+				}
+				break
+			}
+		}
+	}
+	e.hnext = nil
+	if e.wide {
+		delete(u.wide, e)
+		e.wide = false
+	}
+	if p := e.pred; p != nil && kept(p) && e.kpos >= 0 {
+		p.kids.removeAt(int(e.kpos))
+	}
+	out := func(b *candBucket) {
+		if j := b.posOf(e); j >= 0 {
+			b.removeAt(j)
+		}
+		u.dropIfUnused(b)
+	}
+	if b := e.bucket; b != nil {
+		out(b)
+	} else if bs, ok := u.multi[e]; ok {
+		for _, b := range bs {
+			out(b)
+		}
+		delete(u.multi, e)
+	}
+}
