@@ -42,12 +42,12 @@
 // failed assume.
 //
 // DFS and SDPOR cut an execution at MaxSteps steps. QPOR and Optimal
-// bound each step's causal past instead (see "The step bound" in
-// package unfolding), so their executions may run longer beside a thread that is
+// bound each step's causal past instead (see "The step bound" in package
+// unfolding), so their executions may run longer beside a thread that is
 // cut; a configuration of more than four times MaxSteps steps ends the
 // exploration incomplete (StoppedExecutionLength).
 //
 // Programs with a data race are explored with every shared access a
 // scheduling point; race-free ones with coarse steps first (see "Coarse
-// steps" in explore.go), which changes no count and no bug.
+// steps" in package driver), which changes no count and no bug.
 package engine
