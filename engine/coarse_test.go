@@ -34,7 +34,7 @@ func TestCoarseRaceFreePrograms(t *testing.T) {
 			if got.restarts != 0 {
 				t.Errorf("%s: %s restarted with fine steps on a race-free program\n%s", name, mode.name, src)
 			}
-			checkAgainstDFS(t, name, mode.name, mode.algo != engine.SDPOR, prog, src, ref, got)
+			checkAgainstDFS(t, name, mode.name, prog, src, ref, got)
 		}
 	})
 }

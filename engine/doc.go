@@ -18,13 +18,12 @@
 // Complete false and Result.Stopped saying why. A complete exploration
 // that reports no bug at all (no step-bound bug either) has explored every
 // execution: "verified" means it. Where some execution reaches
-// Options.MaxSteps steps, a step-bound bug is reported, and DFS, QPOR and
-// Optimal still find every bug that an execution of at most MaxSteps
-// steps reaches; SDPOR, which explores one order per trace and cuts it at
-// the bound, may miss a bug that only another order of the same trace
-// reaches within the bound. Where no execution stops early (at an assertion, a runtime error
-// or a failed assume), the executions counted in Stats.Executions that
-// end without a stop are:
+// Options.MaxSteps steps, every mode reports a step-bound bug and still
+// finds every bug that an execution of at most MaxSteps steps reaches.
+//
+// Where no execution stops early (at an assertion, a runtime error or a
+// failed assume), the executions counted in Stats.Executions that end
+// without a stop are:
 //
 //   - DFS: every interleaving (the reference for the others).
 //   - SDPOR (Source-DPOR with sleep sets): exactly one per Mazurkiewicz
@@ -41,11 +40,13 @@
 // each ending at its stop; Stats.AssumeBlocked counts those ending in a
 // failed assume.
 //
-// DFS and SDPOR cut an execution at MaxSteps steps. QPOR and Optimal
-// bound each step's causal past instead (see "The step bound" in package
-// unfolding), so their executions may run longer beside a thread that is
-// cut; a configuration of more than four times MaxSteps steps ends the
-// exploration incomplete (StoppedExecutionLength).
+// DFS cuts each execution at MaxSteps steps. The POR modes explore one
+// order per trace, and a cut order may hide a bug that another order
+// reaches within the bound, so they bound each step's causal past instead
+// (SDPOR: "The step bound" in package dpor; QPOR and Optimal: in package
+// unfolding). Their executions may run longer beside a thread that is
+// cut, and one of more than four times MaxSteps steps goes no further and
+// ends the exploration incomplete (StoppedExecutionLength).
 //
 // Programs with a data race are explored with every shared access a
 // scheduling point; race-free ones with coarse steps first (see "Coarse

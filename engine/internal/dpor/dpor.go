@@ -43,10 +43,11 @@ func footprintOf(ev *interp.Event, may []ir.Access) ir.Footprint {
 }
 
 type node struct {
-	enabled   tset
+	enabled   tset // threads that can move here (the machine says so, and not cut)
 	backtrack tset
 	done      tset
 	sleepSet  tset
+	cut       tset // SDPOR: threads whose next step is beyond the step bound (see "The step bound")
 	sleep     []sleeper
 	chosen    int32
 }
@@ -90,6 +91,24 @@ func (x *explorer) run() {
 		ev := &x.Evs[d]
 		ok := x.Step(int(p), ev)
 		x.Stats.Events += int64(ev.Steps())
+		if sdpor && x.M.StepCount()+interp.MaxTail >= x.Opts.MaxSteps {
+			if x.M.Coarse {
+				x.RestartFine() // see "The step bound"
+				continue
+			}
+			if x.pastOf(int32(d)) >= x.Opts.MaxSteps {
+				// Beyond the bound: p is cut here and below. Its races
+				// count as if it ran: another order may bring it within.
+				x.addRaces(int32(d), ev)
+				x.ReportStepBound(d + 1)
+				x.Undo()
+				x.cutAt(n, p, d)
+				continue
+			}
+			if prev := x.M.StepCount() - ev.Steps(); prev < x.Opts.MaxSteps && x.M.StepCount() >= x.Opts.MaxSteps {
+				x.ReportStepBound(d + 1) // an execution reached the bound
+			}
+		}
 		if sdpor {
 			x.addRaces(int32(d), ev)
 		}
@@ -105,19 +124,19 @@ func (x *explorer) run() {
 		if x.StopReason != "" {
 			continue
 		}
-		if x.M.StepCount() >= x.Opts.MaxSteps {
-			// The bound cuts the execution like a stop: the other threads
-			// must still be explored here.
+		if sdpor && x.Long() {
+			// A resource bound, not a cut: this branch goes no further,
+			// and the exploration will say it is incomplete.
+			if !x.ExecutionDone() {
+				x.retreat(d)
+			}
+			continue
+		}
+		if !sdpor && x.M.StepCount() >= x.Opts.MaxSteps {
+			// DFS cuts the execution at the bound.
 			x.ReportStepBound(d + 1)
-			if sdpor {
-				x.addBlockedRaces(int32(d + 1))
-			}
-			if x.ExecutionDone() {
-				continue
-			}
-			x.retreat(d)
-			if sdpor {
-				x.exploreOthers(n)
+			if !x.ExecutionDone() {
+				x.retreat(d)
 			}
 			continue
 		}
@@ -134,7 +153,7 @@ func (x *explorer) run() {
 // early, every other thread's step is dependent with it.
 func (x *explorer) exploreOthers(n *node) {
 	for t := range x.M.Threads {
-		if !n.sleepSet.has(t) && x.M.Enabled(t) {
+		if !n.sleepSet.has(t) && !n.cut.has(t) && x.M.Enabled(t) {
 			n.backtrack.add(t)
 		}
 	}
@@ -160,7 +179,16 @@ func (x *explorer) enter(d int) bool {
 	n.backtrack.reset(nt)
 	n.done.reset(nt)
 	n.sleepSet.reset(nt)
+	n.cut.reset(nt)
 	n.sleep = n.sleep[:0]
+	if d > 0 {
+		// A cut thread stays cut: its next step's past only grows.
+		for w, bits := range x.nodes[d-1].cut.w {
+			if w < len(n.cut.w) {
+				n.cut.w[w] = bits
+			}
+		}
+	}
 	if d > 0 && x.Opts.Algorithm == driver.SDPOR {
 		parent := &x.nodes[d-1]
 		ev := &x.Evs[d-1]
@@ -177,9 +205,13 @@ func (x *explorer) enter(d int) bool {
 		}
 	}
 	first := int32(-1)
-	anyEnabled := false
+	anyEnabled, anyCut := false, false
 	for t := 0; t < nt; t++ {
 		if !x.M.Enabled(t) {
+			continue
+		}
+		if n.cut.has(t) {
+			anyCut = true
 			continue
 		}
 		n.enabled.add(t)
@@ -193,7 +225,11 @@ func (x *explorer) enter(d int) bool {
 		}
 	}
 	if !anyEnabled {
-		x.maximal(d)
+		if anyCut {
+			x.cutEnd(d)
+		} else {
+			x.maximal(d)
+		}
 		return true
 	}
 	if x.Opts.Algorithm == driver.SDPOR {
@@ -226,6 +262,67 @@ func (x *explorer) enter(d int) bool {
 		n.backtrack.add(int(first))
 	}
 	return false
+}
+
+// The step bound
+//
+// DFS cuts each execution at Options.MaxSteps steps: it explores every
+// order, so it still reaches every bug an execution of at most MaxSteps
+// steps reaches. SDPOR explores one order per trace, so cutting whole
+// executions would lose the bugs that only another order of a cut trace
+// reaches within the bound. It bounds each step's causal past instead, as
+// the unfolding modes do: a step with MaxSteps steps or more in its
+// dependence past is beyond the bound, and its thread is cut there and
+// below (that past only grows along an execution). This bounded system
+// is independence-respecting (a step's past changes only through steps it
+// depends on), so SDPOR stays sound and each trace within it is explored
+// once; a cut step's races are reversed as if it had run. Near the bound
+// a coarse exploration starts again with fine steps, where a step's past
+// is the sum of its dependence clock.
+
+// pastOf is the number of steps in event d's strict dependence past (fine
+// steps: one event each).
+func (x *explorer) pastOf(d int32) int {
+	n := -1 // d itself
+	for _, c := range x.Clk.DepClock(d) {
+		n += int(c)
+	}
+	return n
+}
+
+// cutAt records that thread p's step at node n (depth d) is beyond the
+// bound, and that something else is explored there if anything can be.
+func (x *explorer) cutAt(n *node, p int32, d int) {
+	n.cut.add(int(p))
+	n.enabled.remove(int(p))
+	if x.pick(n) >= 0 {
+		return
+	}
+	for t := range x.M.Threads {
+		if n.enabled.has(t) && !n.sleepSet.has(t) && !n.done.has(t) {
+			n.backtrack.add(t)
+			return
+		}
+	}
+	for t := range x.M.Threads {
+		if t != int(p) && n.done.has(t) {
+			return // the node's executions were explored through t
+		}
+	}
+	// p was the one thread to explore here.
+	if n.enabled.empty() {
+		x.cutEnd(d)
+		return
+	}
+	x.addBlockedRaces(int32(d)) // the others sleep: sleep-set blocked
+	x.Stats.SSB++
+}
+
+// cutEnd ends an execution of d steps in which every thread that can
+// still move is cut: not a deadlock.
+func (x *explorer) cutEnd(d int) {
+	x.addBlockedRaces(int32(d))
+	x.ExecutionDone()
 }
 
 // pick returns the next thread to explore from n, or -1.
@@ -329,7 +426,7 @@ func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
 	}
 	choice := int32(-1)
 	for _, q := range x.initials {
-		if n.enabled.has(int(q)) && (choice < 0 || q == p) {
+		if n.enabled.has(int(q)) && (choice < 0 || q == p) { // (cut threads are not enabled)
 			choice = q
 		}
 	}
@@ -374,6 +471,21 @@ func (s *tset) add(t int) {
 		s.w = append(s.w, 0)
 	}
 	s.w[t/64] |= 1 << (t % 64)
+}
+
+func (s *tset) remove(t int) {
+	if w := t / 64; w < len(s.w) {
+		s.w[w] &^= 1 << (t % 64)
+	}
+}
+
+func (s *tset) empty() bool {
+	for _, w := range s.w {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *tset) has(t int) bool {

@@ -263,6 +263,7 @@ type Driver struct {
 	StopReason string
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
 	checkTick  int
+	truncated  bool // some execution reached the length cap and went no further (Long)
 	fineBuf    []interp.Event
 }
 
@@ -326,6 +327,9 @@ func (x *Driver) ExecutionDone() bool {
 }
 
 func (x *Driver) Finish() {
+	if x.StopReason == "" && x.truncated {
+		x.StopReason = StoppedExecutionLength
+	}
 	if x.StopReason == "" {
 		x.Res.Complete = true
 	} else {
@@ -593,4 +597,22 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 	x.Res.Stats = x.Stats
 	x.Res.Elapsed = time.Since(start)
 	return x.Res
+}
+
+// lengthCapFactor times the step bound is the length beyond which an
+// execution of a mode that bounds causal pasts goes no further.
+const lengthCapFactor = 4
+
+// Long reports whether the current execution has reached the length cap:
+// a mode that bounds each step's causal past rather than executions lets
+// threads independent of a cut one go on, without end in a tree of
+// spawns, so past lengthCapFactor times the bound an execution goes no
+// further, and the exploration ends incomplete (StoppedExecutionLength):
+// a resource bound, never a silent cut.
+func (x *Driver) Long() bool {
+	if int64(x.M.StepCount()) < int64(x.Opts.MaxSteps)*lengthCapFactor {
+		return false
+	}
+	x.truncated = true
+	return true
 }

@@ -45,8 +45,6 @@ type qexplorer struct {
 	stamp    int32
 	stopBuf  []stopAt // scratch for maximal
 
-	lengthCap int  // fine steps beyond which a configuration is not extended
-	truncated bool // some configuration reached lengthCap
 }
 
 // Run explores with the unfolding: qpor with k-partial alternatives
@@ -74,7 +72,6 @@ func Run(x *driver.Driver) {
 	}
 	q.u = newUnfolding(x.Prog, x.M, q.uidFn)
 	q.u.bound = int32(min(x.Opts.MaxSteps, math.MaxInt32))
-	q.lengthCap = int(min(int64(x.Opts.MaxSteps), math.MaxInt32/lengthCapFactor) * lengthCapFactor)
 	q.c.locs = make([][]*uevent, len(x.Prog.Locations))
 	q.c.nextOn = make([][]position, len(x.Prog.Locations))
 	q.c.jump = make([][]int32, len(x.Prog.Locations))
@@ -92,9 +89,6 @@ func Run(x *driver.Driver) {
 	}
 	q.pruneAt = q.pruneMin
 	q.explore(nil, nil)
-	if q.truncated && x.StopReason == "" {
-		x.StopReason = driver.StoppedExecutionLength
-	}
 	x.Finish()
 }
 
@@ -165,11 +159,10 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		q.maximal()
 		return
 	}
-	if x.M.StepCount() >= q.lengthCap {
+	if x.Long() {
 		// A resource bound, not a cut (see "The step bound"): this
 		// branch is not explored further, and the exploration will say
 		// it is incomplete.
-		q.truncated = true
 		x.ExecutionDone()
 		return
 	}
@@ -374,10 +367,6 @@ func (q *qexplorer) nearBound(steps int) bool {
 	return int64(steps)+1+interp.MaxTail >= int64(q.u.bound)
 }
 
-// lengthCapFactor times the step bound is the length beyond which a
-// configuration is not extended (see "The step bound").
-const lengthCapFactor = 4
-
 // The step bound
 //
 // DFS and SDPOR cut an execution when it reaches Options.MaxSteps steps.
@@ -395,7 +384,7 @@ const lengthCapFactor = 4
 // could ever bring them in. The price: an execution of these modes may be
 // longer than the bound, when threads independent of the one cut go on;
 // without limit, in a program that spawns threads in a tree. So a
-// configuration is not extended past lengthCapFactor times the bound,
+// configuration is not extended past four times the bound (driver.Long),
 // and an exploration that met one that long ends incomplete
 // (StoppedExecutionLength): a resource bound, never a silent cut.
 
