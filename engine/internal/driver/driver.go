@@ -504,6 +504,9 @@ func (x *Driver) GrowEvents(d int) {
 // the step stops the execution; the step is on the machine either way.
 func (x *Driver) Step(t int, ev *interp.Event) bool {
 	ok := x.M.Step(t, ev)
+	if x.Clk.Off {
+		return ok
+	}
 	var may []ir.Access
 	if !x.Clk.NoDep {
 		may = x.MayAccesses(ev)
@@ -514,7 +517,9 @@ func (x *Driver) Step(t int, ev *interp.Event) bool {
 
 // Undo takes the last step back, from the clocks and the machine.
 func (x *Driver) Undo() {
-	x.Clk.Pop()
+	if !x.Clk.Off {
+		x.Clk.Pop()
+	}
 	x.M.Undo()
 }
 

@@ -393,23 +393,28 @@ func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uev
 		}
 		e = pred.child
 	}
-	n := 0
 	for ; e != nil; e = e.hnext {
 		if e.hkey == h && e.named(t, pred, spawner, maxs) {
 			return e
 		}
-		n++
-	}
-	if n > wideChildren && pred != nil && !pred.wide {
-		m := make(map[uint64]*uevent, n)
-		for f := pred.child; f != nil; f = f.hnext {
-			if m[f.hkey] == nil {
-				m[f.hkey] = f
-			}
-		}
-		u.wide[pred], pred.wide = m, true
 	}
 	return nil
+}
+
+// widen indexes p's children by hash (unfolding.wide), once it has more
+// than wideChildren of them (counted among its spike candidates, kids,
+// which hold all its children but those hidden: a heuristic).
+func (u *unfolding) widen(p *uevent) {
+	if p.wide || len(p.kids.ev) <= wideChildren {
+		return
+	}
+	m := make(map[uint64]*uevent, 2*wideChildren)
+	for f := p.child; f != nil; f = f.hnext {
+		if m[f.hkey] == nil {
+			m[f.hkey] = f
+		}
+	}
+	u.wide[p], p.wide = m, true
 }
 
 // wideChildren is the number of children beyond which an event's
@@ -519,6 +524,8 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 			if m := u.wide[pred]; m[h] == nil {
 				m[h] = e
 			}
+		} else {
+			u.widen(pred)
 		}
 	} else {
 		e.hnext, u.byKey[h] = u.byKey[h], e

@@ -312,20 +312,24 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	// below it. runEnd[i] is the first candidate of another thread after
 	// i, so a spin loop's thousands of reads cost one step each, not one
 	// per pair.
-	if len(cand) > 1 {
+	runEnd := q.runBuf[:0]
+	switch len(cand) {
+	case 0:
+	case 1:
+		runEnd = append(runEnd, 1)
+	default:
 		slices.SortFunc(cand, func(f, g *uevent) int {
 			if f.thread != g.thread {
 				return int(f.thread - g.thread)
 			}
 			return int(g.idx - f.idx)
 		})
-	}
-	runEnd := q.runBuf[:0]
-	for i := range cand { // (one thread: every entry is len(cand))
-		runEnd = append(runEnd, int32(len(cand)))
-		if i > 0 && cand[i].thread != cand[i-1].thread {
-			for j := i - 1; j >= 0 && runEnd[j] == int32(len(cand)); j-- {
-				runEnd[j] = int32(i)
+		for i := range cand {
+			runEnd = append(runEnd, int32(len(cand)))
+			if i > 0 && cand[i].thread != cand[i-1].thread {
+				for j := i - 1; j >= 0 && runEnd[j] == int32(len(cand)); j-- {
+					runEnd[j] = int32(i)
+				}
 			}
 		}
 	}

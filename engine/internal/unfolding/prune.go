@@ -252,6 +252,7 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 			}
 		}
 		*link = nil
+		u.widen(e)
 	}
 	filter := func(b *candBucket) {
 		out := b.ev[:0]
