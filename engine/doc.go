@@ -45,7 +45,8 @@
 // reaches within the bound, so they bound each step's causal past instead
 // (SDPOR: "The step bound" in package dpor; QPOR and Optimal: in package
 // unfolding). Their executions may run longer beside a thread that is
-// cut, and one of more than four times MaxSteps steps goes no further and
+// cut, and one longer than MaxSteps times its threads plus one (at most
+// eight times MaxSteps) goes no further and
 // ends the exploration incomplete (StoppedExecutionLength).
 //
 // Programs with a data race are explored with every shared access a

@@ -647,6 +647,15 @@ thread main {
 		// of the configuration, after B's write: it passed, and the
 		// execution counted as not ended by assume.
 		{"failed assume in an atomic block", assumeInAtomicSrc, 0},
+		// The N-th step is a stop: no step-bound bug (DFS reports none).
+		{"a stop as the last step within the bound", `// max-steps: 3
+var x int
+thread t {
+    x = 1
+    x = 2
+    assert false
+}
+`, 0},
 		// Independent stops: each ends an execution of its own (counting
 		// only the first in C's order lost the failed assume).
 		{"independent assert and assume", `
@@ -1314,6 +1323,33 @@ thread t0 {
 thread t1 {
     var r int = y
     assert r == 0, "t1 saw y"
+}
+`},
+		// From the review of SDPOR's causal-past bound: every thread of a
+		// node cut one after the other (b's lock must still race with
+		// x's).
+		{"threads cut one after the other beside a blocked lock", `// max-steps: 6
+var w atomic int
+var m mutex
+
+thread x {
+    lock(m)
+    while true {
+        w = 1
+    }
+}
+
+thread b {
+    lock(m)
+    assert false, "b got m"
+}
+
+thread y {
+    while true {
+        if w == 7 {
+            break
+        }
+    }
 }
 `},
 		{"a failure beside a loop", `

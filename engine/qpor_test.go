@@ -219,3 +219,35 @@ thread main {
 		}
 	}
 }
+
+// TestLengthCapLeavesRoom: four threads spin to the step bound beside one
+// that fails; the length cap (driver.Long) must leave every thread room
+// for its steps, so every POR mode completes and finds the failure (a cap
+// of four times the bound ended them incomplete, the failure missed).
+// DFS has too many interleavings to compare with here.
+func TestLengthCapLeavesRoom(t *testing.T) {
+	prog := load(t, "spinners", `var v atomic [4]int
+
+thread s[k in 0..4] {
+    while v[k] == 0 {
+    }
+}
+
+thread z {
+    assert false, "z fails"
+}
+`)
+	for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR, engine.Optimal} {
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[engine.BugKind]bool{}
+		for _, b := range res.Bugs {
+			kinds[b.Kind] = true
+		}
+		if !res.Complete || !kinds[engine.BugAssertion] || !kinds[engine.BugStepBound] {
+			t.Errorf("%s: complete %v (stopped %q), bugs %v; want complete with an assertion and a step-bound bug", algo, res.Complete, res.Stopped, bugKeys(res))
+		}
+	}
+}

@@ -230,7 +230,7 @@ func stoppedWords(s string) string {
 	case "max-executions":
 		return "the execution budget ran out"
 	case engine.StoppedExecutionLength:
-		return "an execution grew past four times the step bound; sdpor bounds whole executions instead"
+		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
 	}
 	return s
 }

@@ -105,7 +105,7 @@ func (x *explorer) run() {
 				x.cutAt(n, p, d)
 				continue
 			}
-			if prev := x.M.StepCount() - ev.Steps(); prev < x.Opts.MaxSteps && x.M.StepCount() >= x.Opts.MaxSteps {
+			if prev := x.M.StepCount() - ev.Steps(); ok && prev < x.Opts.MaxSteps && x.M.StepCount() >= x.Opts.MaxSteps {
 				x.ReportStepBound(d + 1) // an execution reached the bound
 			}
 		}
@@ -305,7 +305,7 @@ func (x *explorer) cutAt(n *node, p int32, d int) {
 		}
 	}
 	for t := range x.M.Threads {
-		if t != int(p) && n.done.has(t) {
+		if n.done.has(t) && !n.cut.has(t) {
 			return // the node's executions were explored through t
 		}
 	}

@@ -114,10 +114,10 @@ func (x *Driver) Anomaly(what string) {
 	x.Res.Anomalies++
 }
 
-// StoppedExecutionLength is Result.Stopped when the qpor or optimal
-// mode met a configuration of more than four times Options.MaxSteps steps
-// (threads beside a cut one went on, or a tree of spawns) and explored no
-// further there.
+// StoppedExecutionLength is Result.Stopped when a POR mode met an
+// execution longer than Options.MaxSteps times its number of threads plus
+// one, or than eight times MaxSteps (threads beside a cut one went on, or
+// a tree of spawns), and explored no further there (see Driver.Long).
 const StoppedExecutionLength = "execution-length"
 
 // BugKind is the kind of a bug, as named in the JSON contract.
@@ -604,18 +604,19 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 	return x.Res
 }
 
-// lengthCapFactor times the step bound is the length beyond which an
-// execution of a mode that bounds causal pasts goes no further.
-const lengthCapFactor = 4
+// lengthCapThreads bounds the factor of the length cap (see Long).
+const lengthCapThreads = 8
 
 // Long reports whether the current execution has reached the length cap:
 // a mode that bounds each step's causal past rather than executions lets
-// threads independent of a cut one go on, without end in a tree of
-// spawns, so past lengthCapFactor times the bound an execution goes no
-// further, and the exploration ends incomplete (StoppedExecutionLength):
-// a resource bound, never a silent cut.
+// threads independent of a cut one go on, each up to the bound, and
+// without end in a tree of spawns. So an execution goes no further past
+// the bound times the number of its threads plus one (at most
+// lengthCapThreads times the bound), and the exploration ends incomplete
+// (StoppedExecutionLength): a resource bound, never a silent cut.
 func (x *Driver) Long() bool {
-	if int64(x.M.StepCount()) < int64(x.Opts.MaxSteps)*lengthCapFactor {
+	factor := int64(min(len(x.M.Threads)+1, lengthCapThreads))
+	if int64(x.M.StepCount()) < int64(x.Opts.MaxSteps)*factor {
 		return false
 	}
 	x.truncated = true

@@ -384,7 +384,8 @@ func (q *qexplorer) nearBound(steps int) bool {
 // could ever bring them in. The price: an execution of these modes may be
 // longer than the bound, when threads independent of the one cut go on;
 // without limit, in a program that spawns threads in a tree. So a
-// configuration is not extended past four times the bound (driver.Long),
+// configuration is not extended past the bound times its threads plus
+// one, at most eight times the bound (driver.Long),
 // and an exploration that met one that long ends incomplete
 // (StoppedExecutionLength): a resource bound, never a silent cut.
 
