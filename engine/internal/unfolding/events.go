@@ -41,7 +41,6 @@ type uevent struct {
 	stopKind interp.StopKind
 	childFin bool  // spawn events: the child finished without a visible step
 	wide     bool  // its children are also indexed by key hash (unfolding.wide)
-	past     int32 // fine steps in its strict past [e), -1 until counted (see "The step bound")
 	tsteps   int32 // fine steps of its thread up to and including it, once executed (a stop counts none)
 
 	hkey      uint64      // keyHash of its name
@@ -85,18 +84,17 @@ func (e *uevent) headSteps() int32 {
 	return e.predSteps() + 1
 }
 
-// pastOf is pastSteps for e (executed or enabled).
+// pastOf is pastSteps for e (executed or enabled). It is counted, not
+// kept: only steps near the bound need it, and a field would take the
+// struct past 256 bytes (the next size class is 288).
 func (e *uevent) pastOf() int32 {
-	if e.past < 0 {
-		var n int64
-		for i, x := range e.tmax {
-			if x != nil && int32(i) != e.thread {
-				n += int64(x.headSteps())
-			}
+	var n int64
+	for i, x := range e.tmax {
+		if x != nil && int32(i) != e.thread {
+			n += int64(x.headSteps())
 		}
-		e.past = int32(n + int64(e.predSteps()))
 	}
-	return e.past
+	return int32(n + int64(e.predSteps()))
 }
 
 // predSteps is the number of fine steps of e's thread before e.
@@ -500,14 +498,9 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 	}
 	// tm is [e)'s per-thread maxima (tm[t] is pred): every event of it is
 	// in C, so executed, and thread i contributes tm[i].tsteps steps.
-	e.past = -1
-	if nearBound {
-		past := pastSteps(tm, t)
-		if past >= int64(u.bound) {
-			u.beyond = true // the caller reports it (see "The step bound")
-			return nil
-		}
-		e.past = int32(past)
+	if nearBound && pastSteps(tm, t) >= int64(u.bound) {
+		u.beyond = true // the caller reports it (see "The step bound")
+		return nil
 	}
 	e.id = u.events
 	u.events++
