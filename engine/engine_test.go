@@ -1133,6 +1133,57 @@ thread t[i in 0..3] {
 	}
 }
 
+// TestMaxBugs: every mode stops at the N-th distinct bug, incomplete, with
+// exactly N bugs, and a budget above the number of bugs changes nothing.
+func TestMaxBugs(t *testing.T) {
+	prog := load(t, "three bugs", `
+var c int
+var m mutex
+thread a {
+    lock(m)
+    c = c + 1
+    assert c != 1, "a first"
+    unlock(m)
+}
+thread b {
+    lock(m)
+    c = c + 2
+    assert c != 2, "b first"
+    unlock(m)
+}
+thread d {
+    lock(m)
+    assert c != 0, "d first"
+    unlock(m)
+}
+`)
+	for _, algo := range engine.Algorithms {
+		full, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !full.Complete || len(full.Bugs) != 3 {
+			t.Fatalf("%s: complete=%v with %d bugs, want a complete run with 3", algo, full.Complete, len(full.Bugs))
+		}
+		for _, n := range []int{1, 2} {
+			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxBugs: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Complete || res.Stopped != engine.StoppedMaxBugs || len(res.Bugs) != n {
+				t.Errorf("%s, max %d bugs: complete=%v stopped=%q with %d bugs", algo, n, res.Complete, res.Stopped, len(res.Bugs))
+			}
+		}
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxBugs: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || len(res.Bugs) != 3 || res.Executions != full.Executions {
+			t.Errorf("%s, max 4 bugs: complete=%v, %d bugs, %d executions; want as without: %d executions", algo, res.Complete, len(res.Bugs), res.Executions, full.Executions)
+		}
+	}
+}
+
 // TestFoataLevels: the linear-time Foata levels that the dfs references
 // use agree with the definition on every execution of the examples (the
 // first few thousand of each) and of random programs.

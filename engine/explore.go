@@ -38,6 +38,7 @@ const (
 	BugStepBound    = driver.BugStepBound
 
 	StoppedExecutionLength = driver.StoppedExecutionLength
+	StoppedMaxBugs         = driver.StoppedMaxBugs
 )
 
 // Algorithms lists the modes Explore accepts.

@@ -48,6 +48,7 @@ type Options struct {
 	Algorithm     Algorithm
 	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
 	MaxExecutions int64 // stop after this many executions (0: no limit)
+	MaxBugs       int   // stop once this many distinct bugs are found (0: no limit); Stopped is StoppedMaxBugs
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
 	K             int   // qpor: k of k-partial alternatives (default 1)
 
@@ -94,7 +95,7 @@ type Result struct {
 	Stats
 	Algorithm Algorithm
 	Complete  bool   // every execution was explored
-	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedExecutionLength
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedMaxBugs, StoppedExecutionLength
 	Bugs      []*Bug
 
 	// Anomalies counts what the qpor design rules out and should never
@@ -119,6 +120,10 @@ func (x *Driver) Anomaly(what string) {
 // one, or than eight times MaxSteps (threads beside a cut one went on, or
 // a tree of spawns), and explored no further there (see Driver.Long).
 const StoppedExecutionLength = "execution-length"
+
+// StoppedMaxBugs is Result.Stopped when Options.MaxBugs distinct bugs
+// were found and the exploration stopped there.
+const StoppedMaxBugs = "max-bugs"
 
 // BugKind is the kind of a bug, as named in the JSON contract.
 type BugKind string
@@ -145,6 +150,11 @@ type Bug struct {
 	Schedule    []int32
 	LocalBudget int // the local-instruction bound it was found with (0: the default)
 	Trace       []TraceStep
+	// FirstMessage is, when a shorter trace of the same bug replaced the
+	// one first found (and handed to OnBug) and the message changed with
+	// it (another array index, another instance of a thread), the message
+	// first found; otherwise empty.
+	FirstMessage string
 
 	key string // what an exploration reports once (see explorer.report)
 }
@@ -413,6 +423,11 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	}
 	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
 	if i, ok := x.bugAt[key]; ok {
+		old := x.Res.Bugs[i]
+		b.FirstMessage = old.FirstMessage
+		if b.FirstMessage == "" && old.Message != b.Message {
+			b.FirstMessage = old.Message
+		}
 		x.Res.Bugs[i] = b
 		return
 	}
@@ -420,6 +435,9 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	x.Res.Bugs = append(x.Res.Bugs, b)
 	if x.Opts.OnBug != nil {
 		x.Opts.OnBug(b)
+	}
+	if x.Opts.MaxBugs > 0 && len(x.Res.Bugs) >= x.Opts.MaxBugs && x.StopReason == "" {
+		x.StopReason = StoppedMaxBugs
 	}
 }
 
@@ -533,7 +551,7 @@ func (x *Driver) ReportStepBound(steps int) {
 			blame = int32(t)
 		}
 	}
-	x.Report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %d steps (non-termination or a livelock?)", x.Opts.MaxSteps), blame, x.RangeOf(blame, x.M.Threads[blame].PC), steps, nil)
+	x.Report(BugStepBound, fmt.Sprintf("the execution ran past the step bound of %s (non-termination or a livelock?)", plural(x.Opts.MaxSteps, "step")), blame, x.RangeOf(blame, x.M.Threads[blame].PC), steps, nil)
 }
 
 // Deadlocked reports whether some thread has not finished, when no thread
@@ -621,4 +639,12 @@ func (x *Driver) Long() bool {
 	}
 	x.truncated = true
 	return true
+}
+
+// plural says n things: "1 step", "2 steps".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
