@@ -62,11 +62,11 @@ func DescribeEvent(prog *Program, m *Machine, ev *Event) string {
 
 // FormatWords renders size words of shared memory from offset (an array
 // with dims, or a scalar) for display: "3", "{0, 7, 7}".
-func FormatWords(prog *Program, m *Machine, offset, size int, dims []int) string {
-	return interp.FormatWords(prog, m, offset, size, dims)
+func FormatWords(prog *Program, m *Machine, offset, size int, dims []int, limit int) string {
+	return interp.FormatWords(prog, m, offset, size, dims, limit)
 }
 
 // FormatLocal renders a local variable of a thread.
-func FormatLocal(m *Machine, th *Thread, lv LocalVar) string {
-	return interp.FormatLocal(m, th, lv)
+func FormatLocal(m *Machine, th *Thread, lv LocalVar, limit int) string {
+	return interp.FormatLocal(m, th, lv, limit)
 }

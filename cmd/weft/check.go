@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,9 +16,10 @@ import (
 	"weft/source"
 )
 
-// maxFileSize bounds the models weft reads: a model is a few hundred
-// lines; anything past this is not a model.
-const maxFileSize = 16 << 20
+// defaultTimeout is the time budget of one model's check unless --timeout
+// says otherwise: long enough for any model meant to be checked in full,
+// short enough that a runaway one ends with an honest "incomplete".
+const defaultTimeout = 5 * time.Minute
 
 // checkFlags are the flags shared by check and replay.
 type checkFlags struct {
@@ -27,16 +28,30 @@ type checkFlags struct {
 	timeout       time.Duration
 	maxExecutions int64
 	maxSteps      int
+	maxBugs       int
 	json          bool
+	quiet         bool
+	fullTrace     bool
+
+	set map[string]bool // the flags given on the command line
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "exploration: "+algoList())
-	fs.IntVar(&f.k, "k", 1, "k of k-partial alternatives (qpor)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop exploring after this long (0: no limit)")
+	fs.IntVar(&f.k, "k", 1, "k of k-partial alternatives (qpor only)")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "time budget per model (0: none); past it the result is incomplete")
 	fs.Int64Var(&f.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit)")
 	fs.IntVar(&f.maxSteps, "max-steps", engine.DefaultMaxSteps, "visible steps per execution before a step-bound bug")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.IntVar(&f.maxBugs, "max-bugs", 0, "stop at the N-th distinct bug (0: find them all)")
+	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
+	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
+}
+
+// noteSet records which flags the command line gave (after parsing).
+func (f *checkFlags) noteSet(fs *flag.FlagSet) {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 }
 
 func (f *checkFlags) options() (engine.Options, error) {
@@ -45,19 +60,40 @@ func (f *checkFlags) options() (engine.Options, error) {
 	for _, a := range engine.Algorithms {
 		known = known || a == algo
 	}
-	if !known {
+	switch {
+	case !known:
 		return engine.Options{}, fmt.Errorf("unknown --algo %q (available: %s)", f.algo, algoList())
-	}
-	if f.maxSteps <= 0 {
+	case f.maxSteps <= 0:
 		return engine.Options{}, errors.New("--max-steps must be positive")
-	}
-	if f.k < 1 {
+	case f.k < 1:
 		return engine.Options{}, errors.New("--k must be at least 1")
+	case f.set["k"] && algo != engine.QPOR:
+		return engine.Options{}, fmt.Errorf("--k applies to --algo qpor only; %s does not use it", algo)
+	case f.maxExecutions < 0:
+		return engine.Options{}, errors.New("--max-executions must not be negative (0: no limit)")
+	case f.timeout < 0:
+		return engine.Options{}, errors.New("--timeout must not be negative (0: no limit)")
+	case f.maxBugs < 0:
+		return engine.Options{}, errors.New("--max-bugs must not be negative (0: no limit)")
 	}
-	if f.maxExecutions < 0 || f.timeout < 0 {
-		return engine.Options{}, errors.New("--max-executions and --timeout must not be negative")
+	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs}, nil
+}
+
+// exploreArgs are the flags that decide which bugs an exploration finds
+// and in which order, as a command line would give them (for a replay
+// hint that re-runs the check).
+func (f *checkFlags) exploreArgs() string {
+	s := " --algo " + f.algo
+	if engine.Algorithm(f.algo) == engine.QPOR && f.k != 1 {
+		s += " --k " + strconv.Itoa(f.k)
 	}
-	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions}, nil
+	if f.maxSteps != engine.DefaultMaxSteps {
+		s += " --max-steps " + strconv.Itoa(f.maxSteps)
+	}
+	if f.maxExecutions > 0 {
+		s += " --max-executions " + strconv.FormatInt(f.maxExecutions, 10)
+	}
+	return s
 }
 
 func algoList() string {
@@ -85,32 +121,35 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// readModel reads a model file, refusing what cannot be one.
-func readModel(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+// parseCommand parses a subcommand's arguments; help (-h, --help) prints
+// the command's usage on stdout. It returns done with the exit code when
+// the command should not go on.
+func parseCommand(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, done bool, code int) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // help goes to stdout, below; an error says where help is
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		commandUsage(stdout, fs.Name())
+		return nil, true, exitOK
+	}
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(stderr, "run 'weft help %s' for its usage\n", fs.Name())
+		return nil, true, exitUsage
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("%s is %d bytes; models are limited to %d", path, st.Size(), maxFileSize)
-	}
-	return os.ReadFile(path)
+	return pos, false, 0
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f checkFlags
 	f.register(fs)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return exitUsage
+	pos, done, code := parseCommand(fs, args, stdout, stderr)
+	if done {
+		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "weft check: want exactly one FILE")
+	f.noteSet(fs)
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "weft check: no model given: want FILE, DIR or DIR/... (see weft help check)")
 		return exitUsage
 	}
 	opts, err := f.options()
@@ -118,20 +157,70 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "weft check:", err)
 		return exitUsage
 	}
-	path := pos[0]
+	files, errs := expandArgs(pos)
+	code = exitOK
+	var outs []checkJSON
+	for _, err := range errs {
+		fmt.Fprintln(stderr, "weft check:", err)
+		out := inputErrorJSON("", &f, nil, nil)
+		out.Error = err.Error()
+		outs = append(outs, out)
+		code = exitUsage
+	}
+	for i, path := range files {
+		if ctx.Err() != nil {
+			break // interrupted: the files not checked are not reported as checked
+		}
+		if i > 0 && !f.json {
+			fmt.Fprintln(stdout)
+		}
+		out := checkFile(ctx, path, &f, opts, stdout, stderr)
+		outs = append(outs, out)
+		code = worseExit(code, out.ExitCode)
+	}
+	if checkedFiles := len(outs) - len(errs); ctx.Err() != nil && checkedFiles < len(files) {
+		fmt.Fprintf(stderr, "weft check: interrupted: %d of %d files not checked\n", len(files)-checkedFiles, len(files))
+		code = worseExit(code, exitIncomplete)
+	}
+	if f.json {
+		switch {
+		case len(pos) == 1 && namesOneFile(pos[0]) && len(outs) == 1:
+			writeJSON(stdout, outs[0]) // one model: one object (the CI contract)
+		default:
+			if outs == nil {
+				outs = []checkJSON{}
+			}
+			writeJSON(stdout, outs)
+		}
+	}
+	return code
+}
+
+// checkFile checks one model and prints its human report (unless --json);
+// it returns the model's JSON, which says its exit code. A panic inside
+// weft is an internal error of this model, reported as such.
+func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Options, stdout, stderr io.Writer) (out checkJSON) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("internal error: %v", r)
+			fmt.Fprintf(stderr, "weft check: %s: %s (this is a bug in weft; please report it with the model)\n%s", path, msg, debug.Stack())
+			out = checkJSON{File: path, Status: statusInternalError, ExitCode: exitInternal, Algorithm: f.algo, K: f.k,
+				MaxSteps: f.maxSteps, Bugs: []bugJSON{}, Error: msg}
+		}
+	}()
 	src, err := readModel(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "weft check:", err)
-		return exitUsage
+		out = inputErrorJSON(path, f, nil, []source.Diagnostic{{Severity: source.Error, Code: "read-error", Message: err.Error()}})
+		out.Error = err.Error()
+		return out
 	}
 	ld := lower.Load(path, src)
 	if source.HasErrors(ld.Diagnostics) || ld.Exec == nil {
-		if f.json {
-			writeJSON(stdout, checkJSON{File: path, Algorithm: f.algo, K: f.k, Diagnostics: diagnosticsJSON(ld.Diagnostics), Bugs: []bugJSON{}})
-		} else {
+		if !f.json {
 			printDiagnostics(stderr, path, ld.Diagnostics)
 		}
-		return exitUsage
+		return inputErrorJSON(path, f, src, ld.Diagnostics)
 	}
 	if !f.json {
 		printDiagnostics(stderr, path, ld.Diagnostics) // warnings
@@ -141,194 +230,28 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	if !f.json {
+	prog := newProgress(stderr, path, f.quiet)
+	opts.OnProgress, opts.ProgressInterval = prog.update, progressTick
+	if !f.quiet {
 		opts.OnBug = func(b *engine.Bug) {
+			prog.clear()
 			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
 		}
 	}
 	res, err := engine.Explore(ctx, ld.Exec, opts)
+	prog.clear()
 	if err != nil {
-		fmt.Fprintln(stderr, "weft check:", err)
-		return exitUsage
+		panic(fmt.Sprintf("the lowered program is invalid: %v", err))
 	}
-	if f.json {
-		out := resultJSON(path, f.algo, f.k, res)
-		out.Diagnostics = diagnosticsJSON(ld.Diagnostics)
-		writeJSON(stdout, out)
-	} else {
-		printResult(stdout, path, res)
+	c := &checked{path: path, src: src, flags: f, prog: ld.Exec, res: res}
+	c.status, c.warnings = outcome(ld.Exec, res)
+	if !f.json {
+		printResult(stdout, c)
 	}
-	if len(res.Bugs) > 0 {
-		return exitBug
-	}
-	return exitOK
-}
-
-func humanPos(path string, r source.Range) string {
-	return fmt.Sprintf("%s:%d:%d", path, r.Start.Line+1, r.Start.Col+1)
-}
-
-// maxPrintedDiagnostics bounds the human output on hopeless input (a
-// binary file yields an error per line); --json prints them all.
-const maxPrintedDiagnostics = 100
-
-// maxPrintedSteps bounds a trace in the human output (a step-bound trace
-// has 100,000 steps): its first and last halves are shown.
-const maxPrintedSteps = 60
-
-func printDiagnostics(w io.Writer, path string, diags []source.Diagnostic) {
-	for i, d := range diags {
-		if i == maxPrintedDiagnostics {
-			fmt.Fprintf(w, "%s: and %d more diagnostics\n", path, len(diags)-i)
-			return
-		}
-		fmt.Fprintf(w, "%s: %s: %s\n", humanPos(path, d.Range), d.Severity, d.Message)
-	}
-}
-
-func printResult(w io.Writer, path string, res *engine.Result) {
-	status := "complete"
-	if !res.Complete {
-		status = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every execution was explored"
-	}
-	fmt.Fprintf(w, "%s: %s exploration %s\n", path, res.Algorithm, status)
-	fmt.Fprintf(w, "  executions: %d (sleep-set blocked: %d, ended by assume: %d)\n", res.Executions, res.SSB, res.AssumeBlocked)
-	fmt.Fprintf(w, "  events: %d, longest execution: %d steps, time: %s\n", res.Events, res.MaxDepth, res.Elapsed.Round(time.Microsecond))
-	if len(res.Bugs) == 0 {
-		if res.Complete {
-			fmt.Fprintln(w, "  no bug found: verified for every interleaving")
-		} else {
-			fmt.Fprintln(w, "  no bug found so far")
-		}
-		return
-	}
-	fmt.Fprintf(w, "  %d bug(s):\n", len(res.Bugs))
-	for i, b := range res.Bugs {
-		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(path, b.Range), b.Thread, b.Message)
-		if b.Other != nil {
-			fmt.Fprintf(w, "  other access: %s at %s in %s\n", b.Other.Op, humanPos(path, b.Other.Range), b.Other.Thread)
-		}
-		fmt.Fprintf(w, "  trace (%d steps; replay with: weft replay %s --bug %d --algo %s):\n", len(b.Trace), path, i+1, res.Algorithm)
-		for j, st := range b.Trace {
-			if n := len(b.Trace); n > maxPrintedSteps && j == maxPrintedSteps/2 {
-				fmt.Fprintf(w, "        … %d steps omitted (weft replay shows them all)\n", n-maxPrintedSteps)
-			}
-			if n := len(b.Trace); n > maxPrintedSteps && j >= maxPrintedSteps/2 && j < n-maxPrintedSteps/2 {
-				continue
-			}
-			fmt.Fprintf(w, "  %4d  %-14s %-32s %d:%d\n", j+1, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Col+1)
-		}
-	}
-}
-
-func stoppedWords(s string) string {
-	switch s {
-	case "timeout":
-		return "the time budget ran out"
-	case "cancelled":
-		return "cancelled"
-	case "max-executions":
-		return "the execution budget ran out"
-	case engine.StoppedExecutionLength:
-		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
-	}
-	return s
-}
-
-// The JSON contract of `weft check --json` (see ARCHITECTURE.md).
-
-type posJSON struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-type rangeJSON struct {
-	Start posJSON `json:"start"`
-	End   posJSON `json:"end"`
-}
-
-func toRange(r source.Range) rangeJSON {
-	return rangeJSON{posJSON{r.Start.Line, r.Start.Col}, posJSON{r.End.Line, r.End.Col}}
-}
-
-type stepJSON struct {
-	Thread string    `json:"thread"`
-	Op     string    `json:"op"`
-	Range  rangeJSON `json:"range"`
-}
-
-type otherJSON struct {
-	Thread string    `json:"thread"`
-	Op     string    `json:"op"`
-	Range  rangeJSON `json:"range"`
-}
-
-type bugJSON struct {
-	Kind     string     `json:"kind"`
-	Message  string     `json:"message"`
-	Thread   string     `json:"thread"`
-	Range    rangeJSON  `json:"range"`
-	Other    *otherJSON `json:"other,omitempty"`
-	Trace    []stepJSON `json:"trace"`
-	Schedule []int32    `json:"schedule"`
-}
-
-type diagJSON struct {
-	Severity string    `json:"severity"`
-	Code     string    `json:"code"`
-	Message  string    `json:"message"`
-	Range    rangeJSON `json:"range"`
-}
-
-type checkJSON struct {
-	File          string     `json:"file"`
-	Algorithm     string     `json:"algorithm"`
-	K             int        `json:"k"`
-	Complete      bool       `json:"complete"`
-	Stopped       string     `json:"stopped,omitempty"`
-	Executions    int64      `json:"executions"`
-	SSB           int64      `json:"ssb"`
-	AssumeBlocked int64      `json:"assume_blocked"`
-	Events        int64      `json:"events"`
-	TimeMS        float64    `json:"time_ms"`
-	Threads       int        `json:"threads"`
-	MaxDepth      int        `json:"max_depth"`
-	Bugs          []bugJSON  `json:"bugs"`
-	Diagnostics   []diagJSON `json:"diagnostics,omitempty"`
-}
-
-func resultJSON(path, algo string, k int, res *engine.Result) checkJSON {
-	out := checkJSON{
-		File: path, Algorithm: algo, K: k, Complete: res.Complete, Stopped: res.Stopped,
-		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, Events: res.Events,
-		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
-		Bugs: []bugJSON{},
-	}
-	for _, b := range res.Bugs {
-		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, Thread: b.Thread, Range: toRange(b.Range),
-			Trace: []stepJSON{}, Schedule: b.Schedule}
-		if b.Other != nil {
-			bj.Other = &otherJSON{Thread: b.Other.Thread, Op: b.Other.Op, Range: toRange(b.Other.Range)}
-		}
-		for _, st := range b.Trace {
-			bj.Trace = append(bj.Trace, stepJSON{Thread: st.Thread, Op: st.Op, Range: toRange(st.Range)})
-		}
-		out.Bugs = append(out.Bugs, bj)
+	out = resultJSON(c, f.fullTrace)
+	out.Diagnostics = diagnosticsJSON(ld.Diagnostics)
+	if len(out.Diagnostics) == 0 {
+		out.Diagnostics = nil
 	}
 	return out
-}
-
-func diagnosticsJSON(diags []source.Diagnostic) []diagJSON {
-	out := []diagJSON{}
-	for _, d := range diags {
-		out = append(out, diagJSON{Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Range: toRange(d.Range)})
-	}
-	return out
-}
-
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }

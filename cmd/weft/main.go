@@ -1,12 +1,18 @@
-// Command weft is the Weft model checker's command line: check a model
-// (parse, type-check, explore its interleavings), format it, replay a
+// Command weft is the Weft model checker's command line: check models
+// (parse, type-check, explore their interleavings), format them, replay a
 // counterexample, and run the benchmark suite.
 //
-//	weft check FILE [--algo dfs|sdpor|qpor|optimal] [--k N] [--timeout D] [--max-executions N] [--json]
-//	weft replay FILE [--bug N | --trace TRACE.json]
-//	weft fmt [-w] FILE…
+//	weft check [flags] FILE|DIR|DIR/... …
+//	weft replay FILE [--schedule S | --bug N | --trace TRACE.json]
+//	weft fmt [-w|-l] [FILE|DIR|DIR/... …]
 //	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
-//	weft version | help
+//	weft version | help [COMMAND]
+//
+// Exit codes (every subcommand): 0 success (check: every execution
+// explored, no bug), 1 a bug was found, 2 a usage, syntax or type error
+// or an unreadable file, 3 the check ended incomplete with no bug found
+// (time, execution, bug or memory budget, interruption), 4 an internal
+// error of weft. See docs/cli.md.
 package main
 
 import (
@@ -16,16 +22,19 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 )
 
 // version is the release of the language and tool.
-const version = "0.1.0 (language version 1)"
+const version = "0.2.0 (language version 1)"
 
 // Exit codes of every subcommand.
 const (
-	exitOK    = 0 // no bug found / success
-	exitBug   = 1 // a bug was found (check), or formatting differs (fmt -l)
-	exitUsage = 2 // a usage, syntax or type error
+	exitOK         = 0 // no bug found and the check was complete / success
+	exitBug        = 1 // a bug was found (check, replay)
+	exitUsage      = 2 // a usage, syntax or type error, or an unreadable file
+	exitIncomplete = 3 // no bug found, but not every execution was explored
+	exitInternal   = 4 // weft itself failed (a crash: please report it)
 )
 
 // gcPercent is the collector's setting for the CLI (Go's default is 100),
@@ -33,6 +42,9 @@ const (
 const gcPercent = 200
 
 func main() {
+	if code, supervised := superviseSelf(); supervised {
+		os.Exit(code)
+	}
 	if os.Getenv("GOGC") == "" {
 		// The unfolding-based modes keep most of what they allocate for
 		// a while; collecting half as often costs about a third more
@@ -41,13 +53,21 @@ func main() {
 		// POL(8,3) 0.256 -> 0.236 s, DISP(5,4) unchanged).
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run executes one command line and returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "weft: internal error: %v (this is a bug in weft; please report it)\n%s", r, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -59,14 +79,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "replay":
 		return cmdReplay(ctx, rest, stdout, stderr)
 	case "fmt":
-		return cmdFmt(rest, stdout, stderr)
+		return cmdFmt(rest, os.Stdin, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "weft", version)
 		return exitOK
 	case "help", "--help", "-help", "-h":
-		usage(stdout)
+		if len(rest) == 0 {
+			usage(stdout)
+			return exitOK
+		}
+		if _, ok := commandHelp[rest[0]]; !ok {
+			fmt.Fprintf(stderr, "weft help: unknown command %q\n\n", rest[0])
+			usage(stderr)
+			return exitUsage
+		}
+		commandUsage(stdout, rest[0])
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "weft: unknown command %q\n\n", cmd)
@@ -74,30 +103,92 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// commandHelp is each command's synopsis and flags.
+var commandHelp = map[string]string{
+	"check": `usage: weft check [flags] FILE|DIR|DIR/... …
+
+Parses, type-checks and explores each model: a FILE; the .weft files of a
+DIR; with DIR/..., those of DIR and every directory below it. Reports
+every assertion failure, deadlock, runtime error, data race and
+step-bound bug found, each with a trace to replay.
+
+Flags:
+  --algo dfs|sdpor|qpor|optimal  exploration (default sdpor)
+  --k N                 k of k-partial alternatives, qpor only (default 1)
+  --timeout D           time budget per model (default 5m; 0: none)
+  --max-executions N    stop after N executions (default: no limit)
+  --max-steps N         visible steps per execution before a step-bound bug (default 100000)
+  --max-bugs N          stop at the N-th distinct bug (default: find them all)
+  --json                print JSON: one object for one FILE, an array for several models
+  --full-trace          with --json, keep every step of long traces
+  --quiet               no progress and no "found:" lines on stderr
+
+Exit codes: 0 every execution explored and no bug found; 1 a bug found;
+2 a usage, syntax or type error or an unreadable file; 3 no bug found
+but the exploration was incomplete (a budget ran out, or interrupted);
+4 an internal error. With several models, the worst: 4, 2, 1, 3, 0.
+`,
+	"replay": `usage: weft replay FILE (--schedule S | --bug N [check flags] | --trace CHECK.json [--bug N]) [--full-state]
+
+Re-executes one counterexample of the model FILE step by step and shows
+what each step changed (shared variables, and the locals of the thread
+that moved).
+
+  --schedule S      the thread index (0-based) of each step, runs written
+                    THREAD*COUNT: 0*3,1,2*10 (what 'weft check' prints)
+  --bug N           re-run the check with the given flags until its N-th
+                    bug, and replay that one
+  --trace F.json    a bug from the JSON of 'weft check --json' (bug 1, or --bug N)
+  --full-state      show every variable after every step, arrays in full
+
+Exit codes: 1 the bug was reproduced, 2 a usage error or a schedule that
+does not fit the model, 4 an internal error.
+`,
+	"fmt": `usage: weft fmt [-w | -l] [FILE|DIR|DIR/... …]
+
+Prints models in the canonical layout. Without arguments, formats standard
+input to standard output. A DIR means its .weft files; DIR/... those below
+it too.
+
+  -w    rewrite the files whose layout differs
+  -l    list the files whose layout differs
+
+Exit codes: 0 success (whether or not files differ, as gofmt), 2 a
+syntax error or an unreadable file.
+`,
+	"bench": `usage: weft bench [flags]
+
+Runs the benchmark suite (benchmarks/) and prints a table like the QPOR
+paper's.
+
+  --suite paper|quick|fig1|all  which instances (default paper)
+  --algos sdpor,dfs,…         modes to compare (default sdpor)
+  --timeout D                 per run (default 120s)
+  --csv FILE, --json FILE     also write the rows there
+`,
+	"version": "usage: weft version\n\nPrints the version of weft and of its language.\n",
+	"help":    "usage: weft help [COMMAND]\n\nPrints the commands, or one command's flags.\n",
+}
+
+// commandUsage prints one command's help.
+func commandUsage(w io.Writer, cmd string) {
+	fmt.Fprint(w, commandHelp[cmd])
+}
+
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Weft checks concurrent models: every interleaving, with partial-order reduction.
 
 Usage:
-  weft check FILE [flags]      parse, type-check and explore FILE; report bugs
-      --algo dfs|sdpor|qpor|optimal  exploration (default sdpor)
-      --k N                      k of k-partial alternatives for qpor (default 1)
-      --timeout D                stop after D (e.g. 30s, 2m); the result says it is incomplete
-      --max-executions N         stop after N executions
-      --max-steps N              visible steps per execution before a step-bound bug (default 100000)
-      --json                     print one JSON object (the CI contract)
-  weft replay FILE [flags]     re-execute a counterexample step by step, with the state after each step
-      --bug N                    the N-th bug (1-based) that 'weft check' reports (default 1)
-      --trace FILE.json          a bug from the JSON that 'weft check --json' printed
-      --algo, --max-steps        as for check
-  weft fmt [-w] [-l] FILE…     print FILE in the canonical layout (-w: rewrite it; -l: list files that differ)
-  weft bench [flags]           run the benchmark suite and print a table like the QPOR paper's
-      --suite paper|quick|fig1|all  which instances of benchmarks/ (default paper)
-      --algos sdpor,dfs,…        modes to compare (default sdpor)
-      --timeout D                per run (default 120s)
-      --csv FILE, --json FILE    also write the rows there
-  weft version                 print the version
-  weft help                    print this help
+  weft check [flags] FILE|DIR|DIR/... …   explore the models; report bugs
+  weft replay FILE --schedule S | --bug N | --trace F.json
+                                          re-execute a counterexample step by step
+  weft fmt [-w|-l] [FILE|DIR|DIR/... …]   print models in the canonical layout
+  weft bench [flags]                      run the benchmark suite
+  weft version                            print the version
+  weft help [COMMAND]                     print this help, or a command's
 
-Exit codes: 0 no bug, 1 a bug was found, 2 a usage, syntax or type error.
+Exit codes: 0 verified / success, 1 a bug was found, 2 a usage, syntax or
+type error, 3 incomplete with no bug found, 4 an internal error.
+Run 'weft help check' for the flags of check.
 `)
 }

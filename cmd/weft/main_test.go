@@ -37,14 +37,24 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"no bug", []string{"check", "../../examples/fig1.weft"}, exitOK},
 		{"bug", []string{"check", "../../examples/lost_update.weft"}, exitBug},
-		{"flags after file", []string{"check", "../../examples/fig1.weft", "--algo", "dfs", "--max-executions", "5"}, exitOK},
+		{"flags after file", []string{"check", "../../examples/fig1.weft", "--algo", "dfs", "--max-executions", "5"}, exitIncomplete},
+		{"incomplete with a bug", []string{"check", "../../examples/lost_update.weft", "--max-bugs", "1"}, exitBug},
 		{"syntax error", []string{"check", syntax}, exitUsage},
 		{"type error", []string{"check", types}, exitUsage},
 		{"missing file", []string{"check", "no/such/file.weft"}, exitUsage},
-		{"directory", []string{"check", "."}, exitUsage},
+		{"directory without models", []string{"check", "."}, exitUsage},
+		{"directory", []string{"check", "../../examples"}, exitBug},
+		{"pattern", []string{"check", "../../examples/..."}, exitBug},
+		{"several files", []string{"check", "../../examples/fig1.weft", "../../examples/peterson.weft"}, exitOK},
+		{"several files, one missing", []string{"check", "../../examples/fig1.weft", "no/such.weft"}, exitUsage},
 		{"unknown algo", []string{"check", "../../examples/fig1.weft", "--algo", "magic"}, exitUsage},
 		{"unknown flag", []string{"check", "--frobnicate", "../../examples/fig1.weft"}, exitUsage},
-		{"two files", []string{"check", "a.weft", "b.weft"}, exitUsage},
+		{"two missing files", []string{"check", "a.weft", "b.weft"}, exitUsage},
+		{"check --help", []string{"check", "--help"}, exitOK},
+		{"help check", []string{"help", "check"}, exitOK},
+		{"help unknown", []string{"help", "frob"}, exitUsage},
+		{"k without qpor", []string{"check", "../../examples/fig1.weft", "--k", "2"}, exitUsage},
+		{"negative timeout", []string{"check", "../../examples/fig1.weft", "--timeout", "-5s"}, exitUsage},
 		{"no command", nil, exitUsage},
 		{"unknown command", []string{"frob"}, exitUsage},
 		{"version", []string{"version"}, exitOK},
@@ -143,15 +153,15 @@ func TestJSONContract(t *testing.T) {
 
 func TestIncomplete(t *testing.T) {
 	code, out, _ := runCLI(t, "check", "../../benchmarks/fig1_8.weft", "--json", "--max-executions", "3")
-	if code != exitOK {
+	if code != exitIncomplete {
 		t.Fatalf("exit %d", code)
 	}
 	var v checkJSON
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Complete || v.Stopped != "max-executions" || v.Executions != 3 {
-		t.Errorf("complete=%v stopped=%q executions=%d", v.Complete, v.Stopped, v.Executions)
+	if v.Complete || v.Stopped != "max-executions" || v.Executions != 3 || v.Status != statusIncomplete || v.ExitCode != exitIncomplete {
+		t.Errorf("complete=%v stopped=%q executions=%d status=%q exit_code=%d", v.Complete, v.Stopped, v.Executions, v.Status, v.ExitCode)
 	}
 	_, human, _ := runCLI(t, "check", "../../benchmarks/fig1_8.weft", "--max-executions", "3")
 	if !strings.Contains(human, "INCOMPLETE") {

@@ -79,9 +79,24 @@ func joinWords(a, b string) string {
 func formatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {
 	if loc >= 0 && int(loc) < len(prog.Locations) {
 		l := prog.Locations[loc]
+		if l.Mutex {
+			return formatMutex(m, v)
+		}
 		return formatWord(m, l.Bool, l.Tid, v)
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+// formatMutex renders a mutex's word (its owner's index plus one, 0 when
+// free): "free", "held by t1".
+func formatMutex(m *Machine, v int64) string {
+	switch {
+	case v == 0:
+		return "free"
+	case m != nil && v > 0 && int(v) <= len(m.Threads):
+		return "held by " + m.Threads[v-1].Name
+	}
+	return "held by thread " + strconv.FormatInt(v, 10)
 }
 
 // formatWord renders one word as a bool, a thread handle or an integer.
@@ -101,26 +116,30 @@ func formatWord(m *Machine, isBool, isTid bool, v int64) string {
 }
 
 // FormatWords renders size words of shared memory from offset (an array
-// with dims, or a scalar) for display: "3", "{0, 7, 7}", "{{1, 2}, {3, 4}}".
-func FormatWords(prog *ir.Program, m *Machine, offset, size int, dims []int) string {
+// with dims, or a scalar) for display: "3", "{0, 7, 7}", "{{1, 2}, {3, 4}}",
+// "free" and "held by t1" for a mutex. An array of more than limit
+// elements shows its first limit elements and how many more there are
+// ("{0, 0, … 998 more}"); limit 0 shows every element.
+func FormatWords(prog *ir.Program, m *Machine, offset, size int, dims []int, limit int) string {
 	words := m.Mem[offset : offset+size]
-	return formatNested(words, dims, func(i int, v int64) string {
+	return formatNested(words, dims, limit, func(i int, v int64) string {
 		return formatValue(prog, m, int32(offset+i), v)
 	})
 }
 
-// FormatLocal renders a local variable of a thread.
-func FormatLocal(m *Machine, th *Thread, lv ir.LocalVar) string {
+// FormatLocal renders a local variable of a thread, eliding arrays of
+// more than limit elements as FormatWords does.
+func FormatLocal(m *Machine, th *Thread, lv ir.LocalVar, limit int) string {
 	if lv.Slot+lv.Size > len(th.Frame) {
 		return "?"
 	}
 	words := th.Frame[lv.Slot : lv.Slot+lv.Size]
-	return formatNested(words, lv.Dims, func(_ int, v int64) string {
+	return formatNested(words, lv.Dims, limit, func(_ int, v int64) string {
 		return formatWord(m, lv.Bool, lv.Tid, v)
 	})
 }
 
-func formatNested(words []int64, dims []int, elem func(int, int64) string) string {
+func formatNested(words []int64, dims []int, limit int, elem func(int, int64) string) string {
 	if len(dims) == 0 {
 		if len(words) == 0 {
 			return "?"
@@ -128,6 +147,7 @@ func formatNested(words []int64, dims []int, elem func(int, int64) string) strin
 		return elem(0, words[0])
 	}
 	var sb strings.Builder
+	shown, elided := 0, false
 	var rec func(lo int, d int)
 	rec = func(lo int, d int) {
 		sb.WriteByte('{')
@@ -139,10 +159,19 @@ func formatNested(words []int64, dims []int, elem func(int, int64) string) strin
 			if i > 0 {
 				sb.WriteString(", ")
 			}
+			if limit > 0 && shown >= limit {
+				sb.WriteString("… " + strconv.Itoa(len(words)-shown) + " more")
+				elided = true
+				break
+			}
 			if d == len(dims)-1 {
 				sb.WriteString(elem(lo+i, words[lo+i]))
+				shown++
 			} else {
 				rec(lo+i*stride, d+1)
+				if elided {
+					break
+				}
 			}
 		}
 		sb.WriteByte('}')

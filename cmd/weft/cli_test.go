@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"weft/engine"
+)
+
+// TestMain lets the test binary stand in for weft's working process in
+// TestSupervisor: with crashHelperEnv set, it is a child that crashes.
+func TestMain(m *testing.M) {
+	switch os.Getenv(crashHelperEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "crash":
+		becomeChild()
+		go func() { panic("a crash on another goroutine, which nothing can recover") }()
+		select {}
+	case "exit3":
+		becomeChild()
+		os.Exit(exitIncomplete)
+	}
+}
+
+const crashHelperEnv = "WEFT_TEST_CRASH_HELPER"
+
+// TestSupervisor: a crash of the working process (here, an unrecovered
+// panic on another goroutine) ends weft with exit code 4 and says so;
+// other exit codes pass through.
+func TestSupervisor(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Skipf("no executable to run as the child: %v", err)
+	}
+	for _, tc := range []struct {
+		helper string
+		code   int
+		says   string
+	}{
+		{"crash", exitInternal, "internal error: the checker crashed"},
+		{"exit3", exitIncomplete, ""},
+	} {
+		t.Setenv(crashHelperEnv, tc.helper)
+		errf, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := supervise(self, nil, errf, errf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errf.Close()
+		errs, _ := os.ReadFile(errf.Name())
+		if code != tc.code || !strings.Contains(string(errs), tc.says) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", tc.helper, code, errs, tc.code, tc.says)
+		}
+	}
+}
+
+// TestMessages: each usage mistake gets a message about itself.
+func TestMessages(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		stdout     string
+		stderr     string
+		wantStdout bool
+	}{
+		{args: []string{"check", "../../examples/fig1.weft", "--k", "2"}, stderr: "--k applies to --algo qpor only"},
+		{args: []string{"check", "../../examples/fig1.weft", "--algo", "optimal", "--k", "2"}, stderr: "--k applies to --algo qpor only"},
+		{args: []string{"check", "../../examples/fig1.weft", "--timeout", "-5s"}, stderr: "--timeout must not be negative"},
+		{args: []string{"check", "../../examples/fig1.weft", "--max-executions", "-1"}, stderr: "--max-executions must not be negative"},
+		{args: []string{"check"}, stderr: "no model given"},
+		{args: []string{"check", "--help"}, stdout: "usage: weft check [flags] FILE"},
+		{args: []string{"help", "check"}, stdout: "--max-bugs"},
+		{args: []string{"help", "replay"}, stdout: "--schedule"},
+		{args: []string{"fmt", "-h"}, stdout: "usage: weft fmt"},
+		{args: []string{"check", "no/such/file.weft"}, stderr: "no/such/file.weft: no such file"},
+		{args: []string{"replay", "../../examples/lost_update.weft", "--schedule", "0*x"}, stderr: "the count must be a positive integer"},
+		{args: []string{"replay", "../../examples/lost_update.weft", "--schedule", "7"}, stderr: "does not fit the program: step 1: no thread 7"},
+	} {
+		_, out, errs := runCLI(t, tc.args...)
+		if tc.stdout != "" && !strings.Contains(out, tc.stdout) {
+			t.Errorf("%v: stdout %q does not say %q", tc.args, out, tc.stdout)
+		}
+		if tc.stderr != "" && !strings.Contains(errs, tc.stderr) {
+			t.Errorf("%v: stderr %q does not say %q", tc.args, errs, tc.stderr)
+		}
+	}
+}
+
+func TestStepBoundMessage(t *testing.T) {
+	p := writeFile(t, "spin.weft", "var f int\nthread t {\n    while f == 0 {\n    }\n}\n")
+	_, out, _ := runCLI(t, "check", p, "--max-steps", "1")
+	if !strings.Contains(out, "step bound of 1 step ") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestVacuous: a model with nothing to check, or whose every execution
+// is discarded by assume, is not reported as verified.
+func TestVacuous(t *testing.T) {
+	for _, tc := range []struct{ name, src, warning string }{
+		{"empty", "", "declares no thread"},
+		{"only declarations", "var x int\n", "declares no thread"},
+		{"every execution assumed away", "var x int\nthread t {\n    assume x == 1\n    assert false, \"never\"\n}\n", "every execution (1) ended in a failed assume"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, "m.weft", tc.src)
+			code, out, errs := runCLI(t, "check", p)
+			if code != exitOK || strings.Contains(out, "verified for every") || !strings.Contains(out, tc.warning) {
+				t.Errorf("exit %d\n%s%s", code, out, errs)
+			}
+			_, js, _ := runCLI(t, "check", p, "--json")
+			var v checkJSON
+			if err := json.Unmarshal([]byte(js), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Status != statusVacuous || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], tc.warning) {
+				t.Errorf("status %q, warnings %q", v.Status, v.Warnings)
+			}
+		})
+	}
+	// Some executions assumed away: verified, and the count is shown.
+	p := writeFile(t, "some.weft", "var x atomic int\nthread a {\n    x = 1\n}\nthread b {\n    assume x == 1\n}\n")
+	code, out, _ := runCLI(t, "check", p)
+	if code != exitOK || !strings.Contains(out, "verified for every") || !regexp.MustCompile(`ended by assume: [1-9]`).MatchString(out) {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// TestJSONShapes: one object for one file, an array for several or for a
+// directory; a file that cannot be read still gets its object.
+func TestJSONShapes(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "--json", "no/such/file.weft")
+	var one checkJSON
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatalf("missing file: not one JSON object: %v\n%s", err, out)
+	}
+	if code != exitUsage || one.Status != statusInputError || one.ExitCode != exitUsage || len(one.Diagnostics) != 1 || one.Diagnostics[0].Code != "read-error" {
+		t.Errorf("missing file: exit %d, %+v", code, one)
+	}
+
+	code, out, _ = runCLI(t, "check", "--json", "--quiet", "../../examples/fig1.weft", "../../examples/lost_update.weft")
+	var many []checkJSON
+	if err := json.Unmarshal([]byte(out), &many); err != nil {
+		t.Fatalf("two files: not a JSON array: %v", err)
+	}
+	if code != exitBug || len(many) != 2 || many[0].Status != statusVerified || many[1].Status != statusBugs {
+		t.Errorf("two files: exit %d, %d objects", code, len(many))
+	}
+
+	_, out, _ = runCLI(t, "check", "--json", "--quiet", "../../examples/...")
+	many = nil
+	if err := json.Unmarshal([]byte(out), &many); err != nil {
+		t.Fatalf("pattern: not a JSON array: %v", err)
+	}
+	files, _ := filepath.Glob("../../examples/*.weft")
+	if len(many) != len(files) {
+		t.Errorf("pattern: %d objects for %d files", len(many), len(files))
+	}
+}
+
+func TestMaxBugsFlag(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "--json", "../../examples/lost_update.weft", "--max-bugs", "1")
+	var v checkJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitBug || len(v.Bugs) != 1 || v.Complete || v.Stopped != "max-bugs" {
+		t.Errorf("exit %d, %d bugs, complete=%v stopped=%q", code, len(v.Bugs), v.Complete, v.Stopped)
+	}
+}
+
+// TestFmt: -l lists and exits 0 as gofmt does; standard input and
+// directories are formatted.
+func TestFmt(t *testing.T) {
+	ugly := "var x int\nthread t {\nx = 1\n}\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ugly.weft")
+	if err := os.WriteFile(p, []byte(ugly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "fmt", "-l", dir)
+	if code != exitOK || strings.TrimSpace(out) != p {
+		t.Errorf("fmt -l DIR: exit %d, %q", code, out)
+	}
+	var stdout, stderr bytes.Buffer
+	code = cmdFmt(nil, strings.NewReader(ugly), &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "    x = 1") {
+		t.Errorf("fmt stdin: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
+	if code, _, _ := runCLI(t, "fmt", "-w", dir+"/..."); code != exitOK {
+		t.Errorf("fmt -w DIR/...: exit %d", code)
+	}
+	if code, out, _ := runCLI(t, "fmt", "-l", p); code != exitOK || out != "" {
+		t.Errorf("after -w: exit %d, %q", code, out)
+	}
+}
+
+var hintRE = regexp.MustCompile(`replay with: (weft replay [^)]*)\)`)
+
+// TestReplayHints: every replay command that check prints reproduces its
+// bug, including the options the check ran with.
+func TestReplayHints(t *testing.T) {
+	spin := writeFile(t, "spin.weft", "var f int\nvar a [100000]int\nthread t {\n    while f == 0 {\n        a[1] = a[1] + 1\n    }\n}\n")
+	for _, args := range [][]string{
+		{"../../examples/lost_update.weft"},
+		{"../../examples/philosophers_deadlock.weft"},
+		{"../../examples/runtime_error.weft", "--algo", "optimal"},
+		{spin, "--max-steps", "10"},
+	} {
+		_, out, _ := runCLI(t, append([]string{"check"}, args...)...)
+		hints := hintRE.FindAllStringSubmatch(out, -1)
+		if len(hints) == 0 {
+			t.Errorf("%v: no replay hint in\n%s", args, out)
+		}
+		for _, h := range hints {
+			fields := strings.Fields(h[1])[1:] // drop "weft"
+			code, rep, errs := runCLI(t, fields...)
+			if code != exitBug || !strings.Contains(rep, "reproduced:") {
+				t.Errorf("%s: exit %d\n%s%s", h[1], code, rep, errs)
+			}
+		}
+	}
+	// A long schedule is hinted as --bug N with the check's options.
+	c := &checked{path: "m.weft", flags: &checkFlags{algo: "qpor", k: 2, maxSteps: 10}}
+	sched := make([]int32, 2*maxHintSchedule)
+	for i := range sched {
+		sched[i] = int32(i % 2)
+	}
+	c.res = &engine.Result{Bugs: []*engine.Bug{{Schedule: sched}}}
+	if got, want := replayHint(c, 0), "weft replay m.weft --bug 1 --algo qpor --k 2 --max-steps 10"; got != want {
+		t.Errorf("hint %q, want %q", got, want)
+	}
+	// Replaying by bug number carries --max-steps.
+	code, rep, _ := runCLI(t, "replay", spin, "--bug", "1", "--max-steps", "10")
+	if code != exitBug || !strings.Contains(rep, "(10 steps)") {
+		t.Errorf("replay --bug 1 --max-steps 10: exit %d\n%s", code, rep)
+	}
+}
+
+// TestReplayOutput: a replay shows the state once, then what each step
+// changed; long arrays are elided unless --full-state.
+func TestReplayOutput(t *testing.T) {
+	spin := writeFile(t, "spin.weft", "var f int\nvar a [100000]int\nthread t {\n    var l [100]int\n    while f == 0 {\n        a[1] = a[1] + 1\n        l[2] = a[1]\n    }\n}\n")
+	code, out, errs := runCLI(t, "replay", spin, "--schedule", "0*1000")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, want := range []string{"initially: f = 0, a = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, … 99984 more}",
+		"  shared: a[1] = 1\n", "l = (100 elements; --full-state shows them)", "the schedule ends without a bug"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay output lacks %q", want)
+		}
+	}
+	if len(out) > 100_000 {
+		t.Errorf("replay of 1,000 steps printed %d bytes", len(out))
+	}
+	_, full, _ := runCLI(t, "replay", spin, "--schedule", "0*4", "--full-state")
+	if !strings.Contains(full, "l = {0, 0, 1, 0") {
+		t.Errorf("--full-state does not show the local array:\n%.2000s", full)
+	}
+}
+
+// TestReplayWrongFile: a trace saved for one model is not replayed on
+// another.
+func TestReplayWrongFile(t *testing.T) {
+	_, out, _ := runCLI(t, "check", "--json", "../../examples/lost_update.weft")
+	saved := writeFile(t, "trace.json", out)
+	code, _, errs := runCLI(t, "replay", "../../examples/fig1_racy.weft", "--trace", saved)
+	if code != exitUsage || !strings.Contains(errs, "is a check of ../../examples/lost_update.weft, not of ../../examples/fig1_racy.weft") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	changed := writeFile(t, "lost_update.weft", "// changed\n")
+	data, _ := os.ReadFile("../../examples/lost_update.weft")
+	os.WriteFile(changed, append([]byte("// changed\n"), data...), 0o644)
+	var v checkJSON
+	json.Unmarshal([]byte(out), &v)
+	v.File = changed
+	edited, _ := json.Marshal(v)
+	code, _, errs = runCLI(t, "replay", changed, "--trace", writeFile(t, "t2.json", string(edited)))
+	if code != exitUsage || !strings.Contains(errs, "another version") {
+		t.Errorf("changed file: exit %d: %s", code, errs)
+	}
+}
+
+// TestJSONSize: a step-bound trace of 100,000 steps gives a JSON of
+// bounded size (the trace cut, the schedule on one line), and
+// --full-trace keeps it whole.
+func TestJSONSize(t *testing.T) {
+	spin := writeFile(t, "spin.weft", "var f int\nthread t {\n    while f == 0 {\n    }\n}\n")
+	_, out, _ := runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", spin)
+	var v checkJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != maxJSONSteps || v.Bugs[0].TraceOmitted != 100_000-maxJSONSteps ||
+		v.Bugs[0].TraceLength != 100_000 || len(v.Bugs[0].Schedule) != 100_000 {
+		t.Fatalf("unexpected bug: %d bugs", len(v.Bugs))
+	}
+	if len(out) > 1_000_000 {
+		t.Errorf("JSON of %d bytes", len(out))
+	}
+	_, out, _ = runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--full-trace", spin)
+	v = checkJSON{}
+	json.Unmarshal([]byte(out), &v)
+	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != 100_000 {
+		t.Errorf("--full-trace: not the whole trace")
+	}
+}
+
+func TestScheduleEncoding(t *testing.T) {
+	for _, s := range [][]int32{{0}, {0, 0, 0, 1, 2, 2}, {3, 1, 3, 1}, make([]int32, 1000)} {
+		enc := encodeSchedule(s)
+		dec, err := decodeSchedule(enc)
+		if err != nil || !slicesEqual(dec, s) {
+			t.Errorf("%v -> %q -> %v, %v", s, enc, dec, err)
+		}
+	}
+	if got := encodeSchedule([]int32{0, 0, 0, 1, 2, 2}); got != "0*3,1,2*2" {
+		t.Errorf("encoding %q", got)
+	}
+	for _, bad := range []string{"", "a", "-1", "0*0", "0*-2", "1,,2", "0*1000000000000"} {
+		if _, err := decodeSchedule(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func slicesEqual(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestInterrupted: a cancelled check of several files says which it did
+// not check, and exits incomplete.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"check", "../../examples/fig1.weft", "../../examples/peterson.weft"}, &out, &errb)
+	if code != exitIncomplete || !strings.Contains(errb.String(), "2 of 2 files not checked") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}

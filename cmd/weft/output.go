@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"weft/engine"
+	"weft/source"
+)
+
+// The outcome of checking one model: its status word in the JSON and its
+// exit code (see main.go).
+const (
+	statusVerified      = "verified"       // complete, no bug, something was checked
+	statusVacuous       = "vacuous"        // complete, no bug, but nothing was checked (see warnings)
+	statusBugs          = "bugs"           // at least one bug (complete or not)
+	statusIncomplete    = "incomplete"     // no bug found, but not every execution was explored
+	statusInputError    = "input-error"    // the file could not be read, parsed or type-checked
+	statusInternalError = "internal-error" // weft failed
+)
+
+// exitCodeOf maps a status to the process's exit code.
+func exitCodeOf(status string) int {
+	switch status {
+	case statusBugs:
+		return exitBug
+	case statusIncomplete:
+		return exitIncomplete
+	case statusInputError:
+		return exitUsage
+	case statusInternalError:
+		return exitInternal
+	}
+	return exitOK
+}
+
+// worseExit combines the exit codes of several files: an internal error
+// beats an input error, which beats a bug, which beats an incomplete
+// run, which beats success.
+func worseExit(a, b int) int {
+	rank := map[int]int{exitOK: 0, exitIncomplete: 1, exitBug: 2, exitUsage: 3, exitInternal: 4}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// outcome says what a finished exploration amounts to, with the warnings
+// a user must see beside it.
+func outcome(prog *engine.Program, res *engine.Result) (status string, warnings []string) {
+	if len(prog.Threads) == 0 {
+		warnings = append(warnings, "the model declares no thread: there was nothing to check")
+	} else if res.Executions > 0 && res.AssumeBlocked == res.Executions {
+		warnings = append(warnings, fmt.Sprintf("every execution (%d) ended in a failed assume: nothing was checked past the assumes", res.Executions))
+	}
+	switch {
+	case len(res.Bugs) > 0:
+		return statusBugs, warnings
+	case !res.Complete:
+		return statusIncomplete, warnings
+	case len(warnings) > 0:
+		return statusVacuous, warnings
+	}
+	return statusVerified, warnings
+}
+
+func humanPos(path string, r source.Range) string {
+	return fmt.Sprintf("%s:%d:%d", path, r.Start.Line+1, r.Start.Col+1)
+}
+
+// maxPrintedDiagnostics bounds the human output on hopeless input (a
+// binary file yields an error per line); --json prints them all.
+const maxPrintedDiagnostics = 100
+
+// maxPrintedSteps bounds a trace in the human output (a step-bound trace
+// has 100,000 steps): its first and last halves are shown.
+const maxPrintedSteps = 60
+
+// maxJSONSteps bounds a trace in the JSON unless --full-trace: its first
+// and last halves are kept (the schedule is always complete).
+const maxJSONSteps = 400
+
+func printDiagnostics(w io.Writer, path string, diags []source.Diagnostic) {
+	for i, d := range diags {
+		if i == maxPrintedDiagnostics {
+			fmt.Fprintf(w, "%s: and %d more diagnostics\n", path, len(diags)-i)
+			return
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", humanPos(path, d.Range), d.Severity, d.Message)
+	}
+}
+
+// checked is one model's check, everything the output needs.
+type checked struct {
+	path     string
+	src      []byte
+	flags    *checkFlags
+	prog     *engine.Program
+	res      *engine.Result
+	status   string
+	warnings []string
+}
+
+func printResult(w io.Writer, c *checked) {
+	res := c.res
+	state := "complete"
+	if !res.Complete {
+		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every execution was explored"
+	}
+	fmt.Fprintf(w, "%s: %s exploration %s\n", c.path, res.Algorithm, state)
+	fmt.Fprintf(w, "  executions: %d (sleep-set blocked: %d, ended by assume: %d)\n", res.Executions, res.SSB, res.AssumeBlocked)
+	fmt.Fprintf(w, "  events: %d, longest execution: %d steps, time: %s\n", res.Events, res.MaxDepth, res.Elapsed.Round(time.Microsecond))
+	for _, warn := range c.warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	if len(res.Bugs) == 0 {
+		switch c.status {
+		case statusVerified:
+			fmt.Fprintln(w, "  no bug found: verified for every interleaving")
+		case statusVacuous:
+			fmt.Fprintln(w, "  no bug found, vacuously (see the warning): nothing is verified")
+		default:
+			fmt.Fprintln(w, "  no bug found so far: nothing is verified")
+		}
+		return
+	}
+	fmt.Fprintf(w, "  %d bug(s):\n", len(res.Bugs))
+	for i, b := range res.Bugs {
+		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(c.path, b.Range), b.Thread, b.Message)
+		if b.Other != nil {
+			fmt.Fprintf(w, "  other access: %s at %s in %s\n", b.Other.Op, humanPos(c.path, b.Other.Range), b.Other.Thread)
+		}
+		if b.FirstMessage != "" {
+			fmt.Fprintf(w, "  (first found as: %s; the shortest trace found is shown)\n", b.FirstMessage)
+		}
+		fmt.Fprintf(w, "  trace (%d steps; replay with: %s):\n", len(b.Trace), replayHint(c, i))
+		for j, st := range b.Trace {
+			if n := len(b.Trace); n > maxPrintedSteps && j == maxPrintedSteps/2 {
+				fmt.Fprintf(w, "        … %d steps omitted (weft replay shows them all)\n", n-maxPrintedSteps)
+			}
+			if n := len(b.Trace); n > maxPrintedSteps && j >= maxPrintedSteps/2 && j < n-maxPrintedSteps/2 {
+				continue
+			}
+			fmt.Fprintf(w, "  %4d  %-14s %-32s %d:%d\n", j+1, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Col+1)
+		}
+	}
+}
+
+// maxHintSchedule bounds the --schedule argument a replay hint spells out;
+// past it the hint re-runs the check up to the bug (--bug N).
+const maxHintSchedule = 240
+
+// replayHint is the command that replays bug i of c at once: the bug's
+// schedule when it is short to write down, otherwise the check's own
+// options with --bug (the check then stops at that bug).
+func replayHint(c *checked, i int) string {
+	b := c.res.Bugs[i]
+	if s := encodeSchedule(b.Schedule); len(s) <= maxHintSchedule {
+		hint := "weft replay " + shellQuote(c.path) + " --schedule " + s
+		if b.Kind == engine.BugStepBound {
+			hint += " --max-steps " + strconv.Itoa(c.flags.maxSteps)
+		}
+		return hint
+	}
+	return "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == ',' ||
+			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func stoppedWords(s string) string {
+	switch s {
+	case "timeout":
+		return "the time budget ran out"
+	case "cancelled":
+		return "cancelled"
+	case "max-executions":
+		return "the execution budget ran out"
+	case engine.StoppedMaxBugs:
+		return "the bug budget (--max-bugs) was reached"
+	case "memory":
+		return "the memory budget ran out"
+	case engine.StoppedExecutionLength:
+		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
+	}
+	return s
+}
+
+// The JSON contract of `weft check --json` (see ARCHITECTURE.md and
+// docs/cli.md).
+
+type posJSON struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type rangeJSON struct {
+	Start posJSON `json:"start"`
+	End   posJSON `json:"end"`
+}
+
+func toRange(r source.Range) rangeJSON {
+	return rangeJSON{posJSON{r.Start.Line, r.Start.Col}, posJSON{r.End.Line, r.End.Col}}
+}
+
+func fromRange(r rangeJSON) source.Range {
+	return source.Range{
+		Start: source.Pos{Line: r.Start.Line, Col: r.Start.Character},
+		End:   source.Pos{Line: r.End.Line, Col: r.End.Character},
+	}
+}
+
+type stepJSON struct {
+	Thread string    `json:"thread"`
+	Op     string    `json:"op"`
+	Range  rangeJSON `json:"range"`
+}
+
+type otherJSON struct {
+	Thread string    `json:"thread"`
+	Op     string    `json:"op"`
+	Range  rangeJSON `json:"range"`
+}
+
+type bugJSON struct {
+	Kind         string     `json:"kind"`
+	Message      string     `json:"message"`
+	FirstMessage string     `json:"first_message,omitempty"`
+	Thread       string     `json:"thread"`
+	Range        rangeJSON  `json:"range"`
+	Other        *otherJSON `json:"other,omitempty"`
+	Trace        []stepJSON `json:"trace"`
+	TraceLength  int        `json:"trace_length"`
+	// TraceOmitted steps are left out of Trace after its first half
+	// (without --full-trace); Schedule is always complete.
+	TraceOmitted int     `json:"trace_omitted,omitempty"`
+	Schedule     []int32 `json:"schedule"`
+	LocalBudget  int     `json:"local_budget,omitempty"`
+	Replay       string  `json:"replay"`
+}
+
+type diagJSON struct {
+	Severity string    `json:"severity"`
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	Range    rangeJSON `json:"range"`
+}
+
+type checkJSON struct {
+	File          string     `json:"file"`
+	SourceSHA256  string     `json:"source_sha256,omitempty"`
+	Status        string     `json:"status"`
+	ExitCode      int        `json:"exit_code"`
+	Algorithm     string     `json:"algorithm"`
+	K             int        `json:"k"`
+	MaxSteps      int        `json:"max_steps"`
+	Complete      bool       `json:"complete"`
+	Stopped       string     `json:"stopped,omitempty"`
+	Executions    int64      `json:"executions"`
+	SSB           int64      `json:"ssb"`
+	AssumeBlocked int64      `json:"assume_blocked"`
+	Events        int64      `json:"events"`
+	TimeMS        float64    `json:"time_ms"`
+	Threads       int        `json:"threads"`
+	MaxDepth      int        `json:"max_depth"`
+	Bugs          []bugJSON  `json:"bugs"`
+	Warnings      []string   `json:"warnings,omitempty"`
+	Diagnostics   []diagJSON `json:"diagnostics,omitempty"`
+	Error         string     `json:"error,omitempty"`
+}
+
+func sourceHash(src []byte) string {
+	h := sha256.Sum256(src)
+	return hex.EncodeToString(h[:])
+}
+
+// inputErrorJSON is the JSON of a model that could not be explored.
+func inputErrorJSON(path string, f *checkFlags, src []byte, diags []source.Diagnostic) checkJSON {
+	out := checkJSON{File: path, Status: statusInputError, ExitCode: exitUsage, Algorithm: f.algo, K: f.k, MaxSteps: f.maxSteps,
+		Bugs: []bugJSON{}, Diagnostics: diagnosticsJSON(diags)}
+	if src != nil {
+		out.SourceSHA256 = sourceHash(src)
+	}
+	return out
+}
+
+func resultJSON(c *checked, fullTrace bool) checkJSON {
+	res := c.res
+	out := checkJSON{
+		File: c.path, SourceSHA256: sourceHash(c.src), Status: c.status, ExitCode: exitCodeOf(c.status),
+		Algorithm: c.flags.algo, K: c.flags.k, MaxSteps: c.flags.maxSteps,
+		Complete: res.Complete, Stopped: res.Stopped,
+		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, Events: res.Events,
+		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
+		Bugs: []bugJSON{}, Warnings: c.warnings,
+	}
+	for i, b := range res.Bugs {
+		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, FirstMessage: b.FirstMessage, Thread: b.Thread, Range: toRange(b.Range),
+			Trace: []stepJSON{}, TraceLength: len(b.Trace), Schedule: b.Schedule, LocalBudget: b.LocalBudget, Replay: replayHint(c, i)}
+		if b.Other != nil {
+			bj.Other = &otherJSON{Thread: b.Other.Thread, Op: b.Other.Op, Range: toRange(b.Other.Range)}
+		}
+		n := len(b.Trace)
+		for j, st := range b.Trace {
+			if !fullTrace && n > maxJSONSteps && j >= maxJSONSteps/2 && j < n-maxJSONSteps/2 {
+				continue
+			}
+			bj.Trace = append(bj.Trace, stepJSON{Thread: st.Thread, Op: st.Op, Range: toRange(st.Range)})
+		}
+		bj.TraceOmitted = n - len(bj.Trace)
+		out.Bugs = append(out.Bugs, bj)
+	}
+	return out
+}
+
+func diagnosticsJSON(diags []source.Diagnostic) []diagJSON {
+	out := []diagJSON{}
+	for _, d := range diags {
+		out = append(out, diagJSON{Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Range: toRange(d.Range)})
+	}
+	return out
+}
+
+// writeJSON prints v indented, except that arrays of numbers (schedules:
+// 100,000 entries for a step-bound bug) stay on one line.
+func writeJSON(w io.Writer, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("encoding the JSON output: %v", err))
+	}
+	w.Write(numberArray.ReplaceAllFunc(buf.Bytes(), func(m []byte) []byte {
+		return whitespace.ReplaceAll(m, nil)
+	}))
+}
+
+// numberArray matches an indented array of integers. A JSON string holds
+// no raw newline, so one that starts on a new line is never inside a
+// string.
+var (
+	numberArray = regexp.MustCompile(`\[\n[ ]*-?[0-9]+(,\n[ ]*-?[0-9]+)*\n[ ]*\]`)
+	whitespace  = regexp.MustCompile(`\s+`)
+)
+
+// encodeSchedule writes a schedule compactly, runs of one thread as
+// THREAD*COUNT: [0 0 0 1 2 2] is "0*3,1,2*2".
+func encodeSchedule(s []int32) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(strconv.Itoa(int(s[i])))
+		if j-i > 1 {
+			sb.WriteByte('*')
+			sb.WriteString(strconv.Itoa(j - i))
+		}
+		i = j
+	}
+	return sb.String()
+}
+
+// maxScheduleSteps bounds a schedule given on the command line.
+const maxScheduleSteps = 100_000_000
+
+// decodeSchedule reads what encodeSchedule writes.
+func decodeSchedule(s string) ([]int32, error) {
+	var out []int32
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("empty schedule")
+	}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		th, cnt, hasCnt := strings.Cut(item, "*")
+		t, err := strconv.ParseInt(th, 10, 32)
+		if err != nil || t < 0 {
+			return nil, fmt.Errorf("schedule item %q: want THREAD or THREAD*COUNT, with THREAD a thread index (0-based)", item)
+		}
+		n := int64(1)
+		if hasCnt {
+			n, err = strconv.ParseInt(cnt, 10, 64)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("schedule item %q: the count must be a positive integer", item)
+			}
+		}
+		if int64(len(out))+n > maxScheduleSteps {
+			return nil, fmt.Errorf("schedule longer than %d steps", maxScheduleSteps)
+		}
+		for ; n > 0; n-- {
+			out = append(out, int32(t))
+		}
+	}
+	return out, nil
+}
