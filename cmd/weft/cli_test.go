@@ -357,3 +357,47 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 }
+
+func TestByteSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"0", 0}, {"1024", 1024}, {"512MB", 512 << 20}, {"4GB", 4 << 30}, {"1.5G", 3 << 29}, {"2gib", 2 << 30}, {"64 KB", 64 << 10}, {"7B", 7},
+	} {
+		var b byteSize
+		if err := b.Set(tc.in); err != nil || int64(b) != tc.want {
+			t.Errorf("%q: %d, %v; want %d", tc.in, b, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1GB", "1XB", "1e30GB"} {
+		var b byteSize
+		if b.Set(bad) == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	b := byteSize(3 << 30)
+	if b.String() != "3GB" {
+		t.Errorf("String: %s", b.String())
+	}
+}
+
+// TestFirstMessage: when a shorter trace of a bug replaces the one first
+// found and changes its message, the report says what was first found
+// (the "found:" line named it).
+func TestFirstMessage(t *testing.T) {
+	p := writeFile(t, "m.weft", "var x atomic int\nthread a {\n    x = 1\n    x = 2\n    x = 3\n    x = 7\n}\nthread b {\n    var arr [2]int\n    var i int = x + 5\n    arr[i] = 1\n    assert arr[0] == 0, \"\"\n}\n")
+	_, out, errs := runCLI(t, "check", p, "--algo", "dfs")
+	if !strings.Contains(errs, "found: runtime-error") || !strings.Contains(errs, "index 12 out of range") {
+		t.Fatalf("stderr: %s", errs)
+	}
+	if !strings.Contains(out, "index 5 out of range") || !strings.Contains(out, "(first found as: index 12 out of range [0, 2); the shortest trace found is shown)") {
+		t.Errorf("output:\n%s", out)
+	}
+	_, js, _ := runCLI(t, "check", p, "--algo", "dfs", "--json")
+	var v checkJSON
+	json.Unmarshal([]byte(js), &v)
+	if len(v.Bugs) != 1 || v.Bugs[0].FirstMessage != "index 12 out of range [0, 2)" {
+		t.Errorf("JSON bugs: %+v", v.Bugs)
+	}
+}
