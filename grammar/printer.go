@@ -697,28 +697,38 @@ func (p *printer) stmtBody(s Stmt) {
 	}
 }
 
+// ifStmt prints an if statement and its else-if chain, in a loop: the
+// chain has no length limit.
 func (p *printer) ifStmt(s *IfStmt) {
-	p.posTok(s.If, "if")
-	p.space()
-	p.expr(s.Cond)
-	p.space()
-	p.block(s.Then)
-	switch e := s.Else.(type) {
-	case nil:
-	case *IfStmt:
+	for {
+		p.posTok(s.If, "if")
 		p.space()
-		p.word("else")
+		p.expr(s.Cond)
 		p.space()
-		p.ifStmt(e)
-	case *Block:
-		p.space()
-		p.word("else")
-		p.space()
-		p.block(e)
-	case *BadStmt:
-		p.fail("%s: syntax error", e.From)
-	default:
-		p.fail("unexpected else branch %T", e)
+		p.block(s.Then)
+		switch e := s.Else.(type) {
+		case nil:
+			return
+		case *IfStmt:
+			if e == nil {
+				return
+			}
+			p.space()
+			p.word("else")
+			p.space()
+			s = e
+			continue
+		case *Block:
+			p.space()
+			p.word("else")
+			p.space()
+			p.block(e)
+		case *BadStmt:
+			p.fail("%s: syntax error", e.From)
+		default:
+			p.fail("unexpected else branch %T", e)
+		}
+		return
 	}
 }
 
