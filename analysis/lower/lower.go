@@ -123,13 +123,26 @@ func (l *lowerer) layoutShared() {
 		out.Vars = append(out.Vars, sv)
 		scalar := analysis.ScalarOf(v.Type)
 		for k := 0; k < sv.Size; k++ {
+			var name string
+			if len(dims) <= maxNamedDims {
+				name = v.Name + indexSuffix(dims, k)
+			} else {
+				name = v.Name + "@" + strconv.Itoa(k)
+			}
 			out.Locations[v.Offset+k] = ir.Location{
-				Name: v.Name + indexSuffix(dims, k), Var: vi, Atomic: v.Atomic,
+				Name: name, Var: vi, Atomic: v.Atomic,
 				Mutex: scalar == analysis.Mutex, Bool: scalar == analysis.Bool, Tid: scalar == analysis.Tid,
 			}
 		}
 	}
 }
+
+// maxNamedDims is the most dimensions a shared array may have for its
+// words to be named by their indexes ("g[1][0]"). An array with more
+// names them NAME@K, K the word's offset in the array: with up to
+// grammar.MaxNesting dimensions, indexes would make names of kilobytes
+// for up to analysis.MaxWords words (a 6 KB file took 92 s and 6.5 GB).
+const maxNamedDims = 16
 
 func dimsOf(t analysis.Type) []int {
 	var dims []int

@@ -327,3 +327,31 @@ func BenchmarkLoadLong(b *testing.B) {
 		}
 	}
 }
+
+// TestLocationNames: the words of a shared array are named by their
+// indexes, except in arrays of so many dimensions that the names would be
+// kilobytes long (a million words of a 1000-dimension array took 92 s
+// and 6.5 GB): those are named by offset.
+func TestLocationNames(t *testing.T) {
+	src := "var g [2][3]int\nvar deep " + rep("[1]", 990) + rep("[2]", 10) + "int\n" +
+		"var edge " + rep("[1]", 15) + "[2]int\nvar over " + rep("[1]", 16) + "[2]int\n"
+	ld := lower.Load("names.weft", []byte(src))
+	if ld.Exec == nil {
+		t.Fatal(brief(errorsOf(ld.Diagnostics)))
+	}
+	names := map[string]bool{}
+	for _, l := range ld.Exec.Locations {
+		if len(l.Name) > 64 {
+			t.Fatalf("a name of %d bytes: %.80s…", len(l.Name), l.Name)
+		}
+		names[l.Name] = true
+	}
+	for _, want := range []string{"g[0][0]", "g[1][2]", "deep@0", "deep@1023", "edge" + rep("[0]", 15) + "[1]", "over@1"} {
+		if !names[want] {
+			t.Errorf("no location named %s", want)
+		}
+	}
+	if len(names) != 6+1024+2+2 {
+		t.Errorf("%d distinct names, want %d", len(names), 6+1024+2+2)
+	}
+}
