@@ -488,10 +488,7 @@ func (l *lowerer) localDecl(d *grammar.VarDecl) {
 	size := int32(analysis.SizeOf(obj.Type))
 	switch init := d.Init.(type) {
 	case nil:
-		zero := l.constant(0)
-		for k := int32(0); k < size; k++ {
-			l.emit(ir.OpMov, slot+k, zero, 0)
-		}
+		l.zero(slot, size)
 	case *grammar.SpawnExpr:
 		l.spawn(init, slot)
 	case *grammar.InitList:
@@ -500,6 +497,38 @@ func (l *lowerer) localDecl(d *grammar.VarDecl) {
 	default:
 		v := l.expr(init)
 		l.emit(ir.OpMov, slot, v, 0)
+	}
+}
+
+// zeroUnroll is how many words one pass of the loop that zeroes a large
+// local array clears.
+const zeroUnroll = 16
+
+// zero sets size slots from slot to 0: one instruction per word for a
+// small variable, a loop for a large one, so that the code stays small
+// (a declaration of a million-word local array was a million
+// instructions, and twenty of them in a 1 KB file took 4 GB to lower).
+// The loop clears zeroUnroll words a pass, then the rest one by one.
+func (l *lowerer) zero(slot, size int32) {
+	z := l.constant(0)
+	k := int32(0)
+	if size >= 2*zeroUnroll {
+		full := size / zeroUnroll * zeroUnroll
+		i := l.newTemp()
+		l.emit(ir.OpMov, i, z, 0)
+		top := l.pc()
+		// Always true (i < full, a multiple of zeroUnroll): the check
+		// that the program form wants before indexed frame accesses.
+		l.emit(ir.OpCheck, 0, i, full-zeroUnroll+1)
+		for u := range int32(zeroUnroll) {
+			l.emit(ir.OpStx, z, i, slot+u)
+		}
+		l.emit(ir.OpAddI, i, i, zeroUnroll)
+		l.emit(ir.OpJlt, top, i, l.constant(int64(full)))
+		k = full
+	}
+	for ; k < size; k++ {
+		l.emit(ir.OpMov, slot+k, z, 0)
 	}
 }
 

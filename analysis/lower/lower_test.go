@@ -355,3 +355,45 @@ func TestLocationNames(t *testing.T) {
 		t.Errorf("%d distinct names, want %d", len(names), 6+1024+2+2)
 	}
 }
+
+// TestZeroLocalArrays: a local array declared without a value is all
+// zeros each time its declaration runs, whatever its size (large ones are
+// cleared by a loop: a million-word array was a million instructions),
+// also inside an atomic block.
+func TestZeroLocalArrays(t *testing.T) {
+	for _, n := range []int{1, 15, 16, 31, 32, 33, 48, 50, 1000, 100_003} {
+		src := fmt.Sprintf(`var x int
+thread t {
+    for r in 0..3 {
+        var a [%d]int
+        for i in 0..%d {
+            assert a[i] == 0, "not zero"
+            a[i] = i + 1
+        }
+    }
+    atomic {
+        var b [%d]int
+        x = b[%d]
+    }
+    assert x == 0
+}
+`, n, n, n, n-1)
+		ld := lower.Load("zero.weft", []byte(src))
+		if ld.Exec == nil {
+			t.Fatal(brief(errorsOf(ld.Diagnostics)))
+		}
+		if code := len(ld.Exec.Bodies[0].Code); code > 150 {
+			t.Errorf("[%d]int: %d instructions", n, code)
+		}
+		res, err := engine.Explore(context.Background(), ld.Exec, engine.Options{Algorithm: engine.DFS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Bugs) > 0 {
+			t.Fatalf("[%d]int: %s", n, res.Bugs[0].Message)
+		}
+		if !res.Complete {
+			t.Fatalf("[%d]int: incomplete (%s)", n, res.Stopped)
+		}
+	}
+}
