@@ -330,18 +330,3 @@ func testSources(t testing.TB) []string {
 	}
 	return srcs
 }
-
-func FuzzCheck(f *testing.F) {
-	for _, s := range testSources(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, src string) {
-		file, _ := grammar.ParseFile("fuzz.weft", []byte(src))
-		prog := analysis.Check(file)
-		for _, d := range prog.Diagnostics {
-			if d.Code == analysis.CodeInternalError {
-				t.Fatal(d)
-			}
-		}
-	})
-}

@@ -143,8 +143,16 @@ func (c *checker) stmt(s grammar.Stmt) {
 	case *grammar.AssumeStmt:
 		c.cond(s.Cond, "assume")
 	case *grammar.IfStmt:
-		c.cond(s.Cond, "if")
-		c.block(s.Then)
+		// An else-if chain has no length limit: follow it in a loop.
+		for {
+			c.cond(s.Cond, "if")
+			c.block(s.Then)
+			next, ok := s.Else.(*grammar.IfStmt)
+			if !ok {
+				break
+			}
+			s = next
+		}
 		if s.Else != nil {
 			c.stmt(s.Else)
 		}

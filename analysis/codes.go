@@ -26,13 +26,13 @@ const (
 	CodeInitMismatch       = "init-mismatch"         // initialiser of the wrong shape
 	CodeNotConstant        = "not-constant"          // a constant expression is required
 	CodeConstantOverflow   = "constant-overflow"     // constant arithmetic overflows int64 (a warning in bodies)
-	CodeDivisionByZero     = "division-by-zero"      // constant division by zero (a warning in bodies)
+	CodeDivisionByZero     = "division-by-zero"      // constant division or modulo by zero (a warning in bodies)
 	CodeInvalidArrayLength = "invalid-array-length"  // array length zero or negative
 	CodeArrayTooLarge      = "array-too-large"       // an array, shared memory or a frame beyond MaxWords
 	CodeNoInstances        = "no-instances"          // warning: a thread array with HI <= LO
 	CodeTooManyThreads     = "too-many-threads"      // more than MaxInstances declared thread instances
 	CodeUnusedVariable     = "unused-variable"       // warning: a local that is never read
 	CodeUnreachableCode    = "unreachable-code"      // warning: a statement after return, break or continue
-	CodeInvalidLiteral     = "invalid-literal"       // an integer literal that does not fit (normally the lexer's)
+	CodeInvalidLiteral     = "invalid-literal"       // no longer reported: the lexer reports bad integer literals (invalid-int)
 	CodeInternalError      = "internal-error"        // a bug in the checker
 )

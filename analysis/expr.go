@@ -46,7 +46,8 @@ func (c *checker) expr(e grammar.Expr) (Type, Value) {
 	case *grammar.IntLit:
 		n, ok := parseInt(e.Raw)
 		if !ok {
-			c.errorf(e, CodeInvalidLiteral, "integer literal %s does not fit in 64 bits", e.Raw)
+			// The lexer has reported it (invalid-int), at the same
+			// place: saying it again would be the same error twice.
 			return Int, badValue
 		}
 		v := IntValue(n)
@@ -226,7 +227,7 @@ func (c *checker) binary(e *grammar.BinaryExpr) (Type, Value) {
 }
 
 // fold computes a binary operation on constant operands, reporting
-// overflow and division by zero.
+// overflow and division or modulo by zero.
 func (c *checker) fold(e *grammar.BinaryExpr, x, y int64) Value {
 	switch e.Op {
 	case grammar.ADD:
@@ -252,7 +253,13 @@ func (c *checker) fold(e *grammar.BinaryExpr, x, y int64) Value {
 		return IntValue(p)
 	case grammar.QUO, grammar.REM:
 		if y == 0 {
-			c.report(e, c.runtimeSeverity(), CodeDivisionByZero, c.faultMessage("division by zero"))
+			// The words of the runtime error (engine/interp) and of the
+			// language reference.
+			msg := "division by zero"
+			if e.Op == grammar.REM {
+				msg = "modulo by zero"
+			}
+			c.report(e, c.runtimeSeverity(), CodeDivisionByZero, c.faultMessage(msg))
 			return badValue
 		}
 		if y == -1 {

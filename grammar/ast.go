@@ -253,7 +253,10 @@ type AssumeStmt struct {
 	Cond   Expr
 }
 
-// IfStmt is `if Cond Then [else Else]`; Else is nil, a *Block or an *IfStmt.
+// IfStmt is `if Cond Then [else Else]`; Else is nil, a *Block or an *IfStmt
+// (or a *BadStmt after errors). An else-if chain may be arbitrarily long
+// (MaxNesting does not count it): code that follows Else must do so in a
+// loop, not by recursion.
 type IfStmt struct {
 	If   source.Pos
 	Cond Expr
@@ -347,10 +350,20 @@ func (s *AssumeStmt) Pos() source.Pos { return s.Assume }
 func (s *AssumeStmt) End() source.Pos { return s.Cond.End() }
 func (s *IfStmt) Pos() source.Pos     { return s.If }
 func (s *IfStmt) End() source.Pos {
-	if s.Else != nil {
-		return s.Else.End()
+	// An else-if chain has no length limit: walk it in a loop.
+	for {
+		switch e := s.Else.(type) {
+		case nil:
+			return s.Then.End()
+		case *IfStmt:
+			if e == nil {
+				return s.Then.End()
+			}
+			s = e
+		default:
+			return e.End()
+		}
 	}
-	return s.Then.End()
 }
 func (s *WhileStmt) Pos() source.Pos  { return s.While }
 func (s *WhileStmt) End() source.Pos  { return s.Body.End() }

@@ -35,6 +35,16 @@ func fuzzSeeds(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// Some shapes of nesting just past the limit (not all: checking
+	// positions on their long lines is slow), and a long else-if chain,
+	// for the mutator to cut and splice.
+	for _, sh := range nestShapes {
+		switch sh.name {
+		case "sum", "index chain", "right-nested sum", "ifs":
+			f.Add([]byte(sh.build(MaxNesting + 1)))
+		}
+	}
+	f.Add(longElseIf(1000))
 }
 
 // FuzzScan: the scanner never panics and terminates; its tokens are in

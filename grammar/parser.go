@@ -16,10 +16,17 @@ const (
 	CodeNestingTooDeep  = "nesting-too-deep"
 )
 
-// MaxNesting is how deeply blocks, parentheses, index brackets, unary
-// operators, array types and initialiser lists may nest. Deeper input is
-// reported with code nesting-too-deep and the rest of the file is skipped,
-// so that no input can exhaust the stack.
+// MaxNesting is how deep the syntax tree of a file may be, counted in
+// levels: every block, parenthesis, unary operator, binary operator, index
+// `[…]`, array type `[N]` and initialiser list is one level below the
+// construct it is written in. A chain of binary operators or of indexes
+// nests as the tree does, one level per operator or index (`a + b + c` is
+// two levels, `g[i][j]` two), while an `else if` stays at the level of the
+// `if` it continues. Deeper input is reported with code nesting-too-deep
+// and the rest of the file is skipped. So no tree the parser returns is
+// deeper than this, and every later pass may recurse on the tree (except
+// along else-if chains, which have no bound and must be walked in a loop)
+// without exhausting the stack.
 const MaxNesting = 1000
 
 // ParseFile parses one Weft source file. It never fails and never panics:
@@ -250,6 +257,18 @@ func (p *parser) expectClosing(k Kind) source.Pos {
 	return p.closerPos()
 }
 
+// Nesting. p.depth counts the levels (see MaxNesting) that enclose what
+// is being parsed: blocks, parentheses, unary operators, the brackets of
+// an index or array type, initialiser lists, binary operators whose right
+// operand is being parsed (and, to bound the recursion, spawns written
+// inside a spawn's arguments, which become BadExprs). enter guards that
+// recursion. A chain of binary operators or indexes is built in a loop,
+// each link wrapping the tree built so far, so the depth of its left
+// operand is not known on the way down: the expression parsers return the
+// height of what they built (0 for a name or literal, one more than its
+// highest child for anything else) and fits checks depth plus height as
+// each link is added.
+
 // enter counts one level of nesting; it returns false (after reporting
 // the error and skipping the rest of the file) when the limit is passed.
 // Callers must call p.depth-- when they leave, whatever enter returned.
@@ -258,16 +277,44 @@ func (p *parser) enter() bool {
 	if p.depth <= MaxNesting {
 		return true
 	}
-	if !p.bailed {
-		p.errorAt(p.tok, CodeNestingTooDeep,
-			"nesting too deep: more than %d nested blocks, parentheses, brackets or operators", MaxNesting)
-		p.bailed = true
-		for p.tok.Kind != EOF {
-			p.next()
-		}
-	}
+	p.tooDeep(p.tok)
 	return false
 }
+
+// fits reports whether a node of height h built at the current depth is
+// within MaxNesting; if not, it reports the error at t (the operator or
+// bracket that went too deep) and skips the rest of the file.
+func (p *parser) fits(h int, t Token) bool {
+	if p.depth+h <= MaxNesting {
+		return true
+	}
+	p.tooDeep(t)
+	return false
+}
+
+func (p *parser) tooDeep(t Token) {
+	if p.bailed {
+		return
+	}
+	// This error explains why the rest of the file is not read: it takes
+	// the place of an error already on its line, if there is one.
+	line := t.Pos.Line
+	if n := len(p.diags); n > 0 && p.diags[n-1].Range.Start.Line == line {
+		p.diags = p.diags[:n-1]
+		delete(p.errLines, line)
+	}
+	p.errorAt(t, CodeNestingTooDeep,
+		"nesting too deep: more than %d levels of blocks, parentheses, brackets and operators "+
+			"(each operator of a chain such as a + b + c is one level; split the expression)", MaxNesting)
+	p.bailed = true
+	for p.tok.Kind != EOF {
+		p.next()
+	}
+}
+
+// cut stands for a node that made the tree too deep: a BadExpr over its
+// text, so that no later pass sees the deep tree.
+func cut(x Expr) Expr { return &BadExpr{From: x.Pos(), To: x.End()} }
 
 // ---------------------------------------------------------------------------
 // Synchronisation
@@ -867,83 +914,108 @@ func (p *parser) parseForStmt() *ForStmt {
 // ---------------------------------------------------------------------------
 // Expressions
 
-func (p *parser) parseExpr() Expr { return p.parseBinaryExpr(1) }
+func (p *parser) parseExpr() Expr {
+	x, _ := p.parseBinaryExpr(1)
+	return x
+}
 
-func (p *parser) parseBinaryExpr(prec int) Expr {
-	x := p.parseUnaryExpr()
+// parseBinaryExpr parses operands joined by operators of precedence prec
+// or more, and returns the expression and its height.
+func (p *parser) parseBinaryExpr(prec int) (Expr, int) {
+	x, h := p.parseUnaryExpr()
 	for {
 		op := p.tok
 		oprec := op.Kind.Precedence()
 		if oprec < prec {
-			return x
+			return x, h
 		}
 		p.next()
-		y := p.parseBinaryExpr(oprec + 1)
+		// The right operand is a child of the new node: one level down.
+		p.depth++
+		if p.depth > MaxNesting {
+			p.tooDeep(op)
+		}
+		y, hy := p.parseBinaryExpr(oprec + 1)
+		p.depth--
 		x = &BinaryExpr{X: x, OpPos: op.Pos, Op: op.Kind, Y: y}
+		h = 1 + max(h, hy)
+		if !p.fits(h, op) {
+			return cut(x), 0
+		}
 	}
 }
 
-func (p *parser) parseUnaryExpr() Expr {
+func (p *parser) parseUnaryExpr() (Expr, int) {
 	if k := p.tok.Kind; k == SUB || k == NOT {
 		defer func() { p.depth-- }()
 		if !p.enter() {
-			return p.badExpr()
+			return p.badExpr(), 0
 		}
 		pos := p.tok.Pos
 		p.next()
-		return &UnaryExpr{OpPos: pos, Op: k, X: p.parseUnaryExpr()}
+		x, h := p.parseUnaryExpr()
+		return &UnaryExpr{OpPos: pos, Op: k, X: x}, h + 1
 	}
 	return p.parsePrimaryExpr()
 }
 
-func (p *parser) parsePrimaryExpr() Expr {
-	x := p.parseOperand()
+func (p *parser) parsePrimaryExpr() (Expr, int) {
+	x, h := p.parseOperand()
 	for p.tok.Kind == LBRACK {
-		lbrack := p.tok.Pos
+		lbrack := p.tok
 		ok := p.enter()
 		if !ok {
 			p.depth--
-			return x
+			return cut(x), 0
 		}
 		p.next()
-		idx := p.parseExpr()
+		idx, hi := p.parseBinaryExpr(1)
 		p.depth--
-		x = &IndexExpr{X: x, Lbrack: lbrack, Index: idx, Rbrack: p.expectClosing(RBRACK)}
+		x = &IndexExpr{X: x, Lbrack: lbrack.Pos, Index: idx, Rbrack: p.expectClosing(RBRACK)}
+		h = 1 + max(h, hi)
+		if !p.fits(h, lbrack) {
+			return cut(x), 0
+		}
 	}
-	return x
+	return x, h
 }
 
-func (p *parser) parseOperand() Expr {
+func (p *parser) parseOperand() (Expr, int) {
 	t := p.tok
 	switch {
 	case t.Kind == IDENT:
 		p.next()
-		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}, 0
 	case t.Kind.IsReserved():
 		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
 		p.next()
-		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}, 0
 	case t.Kind == INT:
 		p.next()
-		return &IntLit{ValuePos: t.Pos, Raw: t.Text, EndPos: t.End}
+		return &IntLit{ValuePos: t.Pos, Raw: t.Text, EndPos: t.End}, 0
 	case t.Kind == TRUE || t.Kind == FALSE:
 		p.next()
-		return &BoolLit{ValuePos: t.Pos, Value: t.Kind == TRUE}
+		return &BoolLit{ValuePos: t.Pos, Value: t.Kind == TRUE}, 0
 	case t.Kind == LPAREN:
 		defer func() { p.depth-- }()
 		if !p.enter() {
-			return p.badExpr()
+			return p.badExpr(), 0
 		}
 		p.next()
-		x := p.parseExpr()
-		return &ParenExpr{Lparen: t.Pos, X: x, Rparen: p.expectClosing(RPAREN)}
+		x, h := p.parseBinaryExpr(1)
+		return &ParenExpr{Lparen: t.Pos, X: x, Rparen: p.expectClosing(RPAREN)}, h + 1
 	case t.Kind == SPAWN:
 		p.errorf("'spawn' may only be a statement, the right-hand side of '=' or a tid variable's initialiser")
+		// A spawn in a spawn's arguments recurses: count it.
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr(), 0
+		}
 		s := p.parseSpawnExpr()
-		return &BadExpr{From: s.Pos(), To: s.End()}
+		return &BadExpr{From: s.Pos(), To: s.End()}, 0
 	}
 	p.expected("expression")
-	return p.badExpr()
+	return p.badExpr(), 0
 }
 
 func (p *parser) parseSpawnExpr() *SpawnExpr {

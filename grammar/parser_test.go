@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -218,14 +220,37 @@ func checkParseTree(t testing.TB, src []byte, f *File, diags []source.Diagnostic
 	if !posConsistent(sf, f.EOF) || f.EOF.Offset != len(src) {
 		bad("File.EOF %+v, want end of file %d", f.EOF, len(src))
 	}
-	var stack []Node
+	// The walk keeps each open node's range and nesting level (see
+	// MaxNesting) on a stack. The range of every if of an else-if chain
+	// ends where the chain ends: computed once per chain, so that the
+	// check stays linear on long chains.
+	type open struct {
+		n        Node
+		pos, end int
+		level    int
+	}
+	var stack []open
+	chainEnd := map[*IfStmt]source.Pos{}
 	Inspect(f, func(n Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return false
 		}
 		checkRequiredChildren(bad, n)
-		pos, end := n.Pos(), n.End()
+		pos := n.Pos()
+		var end source.Pos
+		if is, ok := n.(*IfStmt); ok {
+			if e, ok := chainEnd[is]; ok {
+				end = e
+			} else {
+				end = is.End()
+				for s := is; s != nil; s, _ = s.Else.(*IfStmt) {
+					chainEnd[s] = end
+				}
+			}
+		} else {
+			end = n.End()
+		}
 		if !posConsistent(sf, pos) || !posConsistent(sf, end) || end.Offset < pos.Offset {
 			bad("%T: bad range %+v-%+v (want %+v-%+v)", n, pos, end, sf.Pos(pos.Offset), sf.Pos(end.Offset))
 		}
@@ -240,14 +265,22 @@ func checkParseTree(t testing.TB, src []byte, f *File, diags []source.Diagnostic
 				}
 			}
 		}
+		level := 0
 		if len(stack) > 0 {
 			parent := stack[len(stack)-1]
-			if _, isFile := parent.(*File); !isFile && (pos.Offset < parent.Pos().Offset || end.Offset > parent.End().Offset) &&
-				!midRune(src, parent.End().Offset, end.Offset) {
-				bad("%T %s lies outside its parent %T %s", n, Range(n), parent, Range(parent))
+			if _, isFile := parent.n.(*File); !isFile && (pos.Offset < parent.pos || end.Offset > parent.end) &&
+				!midRune(src, parent.end, end.Offset) {
+				bad("%T %s lies outside its parent %T %d-%d", n, Range(n), parent.n, parent.pos, parent.end)
 			}
+			level = parent.level
 		}
-		stack = append(stack, n)
+		if nestingLevel(n) {
+			level++
+		}
+		if level > MaxNesting {
+			bad("%T at %s is nested %d levels deep, more than MaxNesting", n, pos, level)
+		}
+		stack = append(stack, open{n: n, pos: pos.Offset, end: end.Offset, level: level})
 		return true
 	})
 	prev := -1
@@ -264,6 +297,20 @@ func checkParseTree(t testing.TB, src []byte, f *File, diags []source.Diagnostic
 			bad("bad diagnostic %+v", d)
 		}
 	}
+}
+
+// nestingLevel reports whether n is one level of nesting as MaxNesting
+// counts them (an if is not: its blocks are, and an else-if stays at the
+// level of its chain). The empty block that stands for one cut off as
+// too deep (both braces at one position) is not.
+func nestingLevel(n Node) bool {
+	switch n := n.(type) {
+	case *Block:
+		return n.Lbrace != n.Rbrace || len(n.Stmts) > 0
+	case *ParenExpr, *UnaryExpr, *BinaryExpr, *IndexExpr, *ArrayType, *InitList:
+		return true
+	}
+	return false
 }
 
 // midRune reports whether offset at falls inside the UTF-8 character
@@ -442,65 +489,232 @@ thread t2 {
 	}
 }
 
-// deepNestings are expressions nested 100,000 deep, past the parser's
-// limit: it must stop with one error, not overflow its stack (how fast is
-// measured by BenchmarkDeepNesting, not asserted).
-var deepNestings = []struct{ name, open, close string }{
-	{"parens", "(", ")"},
-	{"unary", "- ", ""},
-	{"not", "!", ""},
-	{"index", "a[", "]"},
+// nestShape is a way of nesting: build(k) is a file whose syntax tree
+// is k levels deep (as MaxNesting counts them) through that shape, and
+// toks lists the tokens at which the parser may report that a tree is too
+// deep (those that open level MaxNesting+1).
+type nestShape struct {
+	name  string
+	build func(k int) string
+	toks  string
 }
 
-func deepSource(open, close string) string {
-	n := 100000
-	return "const X = " + strings.Repeat(open, n) + "1" + strings.Repeat(close, n) + "\nconst Y = 2\n"
+// rep returns s k times, each with %d replaced by its index.
+func rep(s string, k int) string {
+	if !strings.Contains(s, "%d") {
+		return strings.Repeat(s, k)
+	}
+	var b strings.Builder
+	for i := range k {
+		fmt.Fprintf(&b, s, i)
+	}
+	return b.String()
 }
 
+// nestShapes lists every way of nesting: expressions (with chains of
+// operators and of indexes, which nest as deep as they are long), types,
+// initialiser lists and statements. A thread or proc body is one level.
+var nestShapes = []nestShape{
+	{"sum", func(k int) string { return "const X = 1" + rep(" + 1", k) + "\n" }, "+"},
+	{"sum of products", func(k int) string { return "const X = 1" + rep(" + 2 * 3", k-1) + "\n" }, "+"},
+	{"and chain", func(k int) string { return "const X = true" + rep(" && true", k) + "\n" }, "&&"},
+	{"or chain in a body", func(k int) string {
+		return "var b bool\nthread t {\n    b = b" + rep(" || b", k-1) + "\n}\n"
+	}, "||"},
+	{"comparisons", func(k int) string { return "const X = 1" + rep(" < 1", k) + "\n" }, "<"},
+	{"right-nested sum", func(k int) string {
+		inner := "1"
+		if k%2 == 1 {
+			inner = "-1"
+		}
+		return "const X = " + rep("1 + (", k/2) + inner + strings.Repeat(")", k/2) + "\n"
+	}, "+ ( -"},
+	{"parens", func(k int) string {
+		return "const X = " + strings.Repeat("(", k) + "1" + strings.Repeat(")", k) + "\n"
+	}, "("},
+	{"minus", func(k int) string { return "const X = " + strings.Repeat("- ", k) + "1\n" }, "-"},
+	{"not", func(k int) string { return "const X = " + strings.Repeat("!", k) + "true\n" }, "!"},
+	{"index chain", func(k int) string {
+		return "var a [1]int\nthread t {\n    a" + strings.Repeat("[0]", k-1) + " = 1\n}\n"
+	}, "["},
+	{"nested indexes", func(k int) string {
+		return "var a [1]int\nthread t {\n    a[0] = " + strings.Repeat("a[", k-1) + "0" + strings.Repeat("]", k-1) + "\n}\n"
+	}, "["},
+	{"array type", func(k int) string { return "var a " + strings.Repeat("[1]", k) + "int\n" }, "["},
+	{"initialiser lists", func(k int) string {
+		return "var a [1]int = " + strings.Repeat("{", k) + "0" + strings.Repeat("}", k) + "\n"
+	}, "{"},
+	{"spawn argument", func(k int) string {
+		return "proc p(n int) {\n}\nthread t {\n    spawn p(0" + rep(" + 1", k-1) + ")\n}\n"
+	}, "+"},
+	{"ifs", func(k int) string {
+		return "var x int\nthread t {\n" + rep("if x == %d {\n", k-1) + "x = 1\n" + strings.Repeat("}\n", k-1) + "}\n"
+	}, "{ =="},
+	{"whiles", func(k int) string {
+		return "var x int\nthread t {\n" + strings.Repeat("while x < 1 {\n", k-1) + "x = 1\n" + strings.Repeat("}\n", k-1) + "}\n"
+	}, "{ <"},
+	{"fors", func(k int) string {
+		return "var x int\nthread t {\n" + rep("for i%d in 0..1 {\n", k-1) + "x = 1\n" + strings.Repeat("}\n", k-1) + "}\n"
+	}, "{"},
+	{"atomic in ifs", func(k int) string {
+		return "var x int\nthread t {\n" + strings.Repeat("if true {\n", k-2) + "atomic {\nx = 1\n}\n" + strings.Repeat("}\n", k-2) + "}\n"
+	}, "{"},
+	{"else blocks", func(k int) string {
+		return "var x int\nthread t {\n" + strings.Repeat("if true {\n} else {\n", k-1) + "x = 1\n" + strings.Repeat("}\n", k-1) + "}\n"
+	}, "{"},
+	{"sum in nested ifs", func(k int) string {
+		return "var x int\nthread t {\n" + strings.Repeat("if true {\n", k/2) + "x = x" + rep(" + 1", k-k/2-1) + "\n" + strings.Repeat("}\n", k/2) + "}\n"
+	}, "+ {"},
+}
+
+// TestDeepNesting: every shape of nesting is accepted up to MaxNesting
+// levels and, one level deeper and far deeper (100,000 levels), gives
+// one nesting-too-deep error at a token that goes too deep, quickly, and
+// a tree no deeper than the limit (checkParseTree checks it), not a stack
+// overflow.
 func TestDeepNesting(t *testing.T) {
-	for _, tc := range deepNestings {
-		t.Run(tc.name, func(t *testing.T) {
-			src := deepSource(tc.open, tc.close)
-			f, diags := ParseFile("deep.weft", []byte(src))
-			if len(diags) != 1 || diags[0].Code != CodeNestingTooDeep {
-				t.Fatalf("got %v, want one nesting-too-deep error", diags)
+	huge := 100_000
+	if testing.Short() {
+		huge = 10_000
+	}
+	for _, sh := range nestShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			src := []byte(sh.build(MaxNesting))
+			f, diags := ParseFile("deep.weft", src)
+			if len(diags) != 0 {
+				t.Fatalf("at the limit: %.300v", diags)
 			}
-			checkParseTree(t, []byte(src), f, diags)
+			checkParseTree(t, src, f, diags)
+			for _, k := range []int{MaxNesting + 1, huge} {
+				src := []byte(sh.build(k))
+				f, diags := ParseFile("deep.weft", src)
+				if len(diags) != 1 || diags[0].Code != CodeNestingTooDeep {
+					t.Fatalf("%d levels: got %.300v, want one nesting-too-deep error", k, diags)
+				}
+				if k == huge {
+					// Most of these are one long line, on which checking
+					// every position (its UTF-16 column) is quadratic.
+					checkDepth(t, f)
+				} else {
+					checkParseTree(t, src, f, diags)
+				}
+				r := diags[0].Range
+				if got := string(src[r.Start.Offset:r.End.Offset]); !slices.Contains(strings.Fields(sh.toks), got) {
+					t.Errorf("%d levels: error on %q at %s, want on one of %q", k, got, r.Start, sh.toks)
+				}
+			}
 		})
 	}
-	t.Run("blocks", func(t *testing.T) {
-		n := 100000
-		src := "thread t {\n" + strings.Repeat("if true {\n", n) + strings.Repeat("}\n", n) + "}\n"
-		f, diags := ParseFile("deep.weft", []byte(src))
-		if len(diags) != 1 || diags[0].Code != CodeNestingTooDeep {
-			t.Fatalf("got %v, want one nesting-too-deep error", diags)
+	// Shapes that are errors at every level: the nesting error comes last
+	// (it replaces the error on its line: it says why the rest of the file
+	// is not read).
+	for _, tc := range []struct{ name, src string }{
+		{"spawn in spawn arguments", "thread t {\n    x = spawn p(" + strings.Repeat("spawn p(\n", huge) + "\n}\n"},
+		{"bare blocks", "thread t {\n" + strings.Repeat("{\n", huge) + "\n}\n"},
+		{"atomics", "thread t {\n" + strings.Repeat("atomic {\n", huge) + "\n}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []byte(tc.src)
+			f, diags := ParseFile("deep.weft", src)
+			if len(diags) == 0 || diags[len(diags)-1].Code != CodeNestingTooDeep {
+				t.Fatalf("got %d errors, the last %.300v; want a nesting-too-deep error last", len(diags), diags[max(0, len(diags)-1):])
+			}
+			checkDepth(t, f)
+		})
+	}
+}
+
+// checkDepth fails if f is nested deeper than MaxNesting (the part of
+// checkParseTree that stays fast on long lines).
+func checkDepth(t *testing.T, f *File) {
+	t.Helper()
+	var levels []int
+	Inspect(f, func(n Node) bool {
+		if n == nil {
+			levels = levels[:len(levels)-1]
+			return false
 		}
-		checkParseTree(t, []byte(src), f, diags)
-	})
-	t.Run("types", func(t *testing.T) {
-		src := "var a " + strings.Repeat("[1]", 5000) + "int = " + strings.Repeat("{", 5000)
-		f, diags := ParseFile("deep.weft", []byte(src))
-		if len(diags) != 1 || diags[0].Code != CodeNestingTooDeep {
-			t.Fatalf("got %v, want one nesting-too-deep error", diags)
+		level := 0
+		if len(levels) > 0 {
+			level = levels[len(levels)-1]
 		}
-		checkParseTree(t, []byte(src), f, diags)
-	})
-	t.Run("just under the limit", func(t *testing.T) {
-		n := MaxNesting - 5
-		src := "const X = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n"
-		_, diags := ParseFile("deep.weft", []byte(src))
-		if len(diags) != 0 {
-			t.Fatalf("got %v", diags)
+		if nestingLevel(n) {
+			level++
 		}
-	})
-	t.Run("long else-if chain and long sums are not nesting", func(t *testing.T) {
-		src := "thread t {\n if x {\n }" + strings.Repeat(" else if x {\n }", 3000) + "\n x = 1" + strings.Repeat(" + 1", 3000) + "\n}\n"
-		f, diags := ParseFile("long.weft", []byte(src))
-		if len(diags) != 0 {
-			t.Fatalf("got %v", diags)
+		if level > MaxNesting {
+			t.Fatalf("%T at %s is nested %d levels deep, more than MaxNesting", n, n.Pos(), level)
 		}
-		checkParseTree(t, []byte(src), f, diags)
+		levels = append(levels, level)
+		return true
 	})
+}
+
+// longElseIf is a thread whose body is one if with an else-if chain of n
+// links and a final else.
+func longElseIf(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("var x int\nthread t {\n    if x == 0 {\n        x = 1\n    }")
+	for i := range n {
+		fmt.Fprintf(&b, " else if x == %d {\n        x = %d\n    }", i+1, i)
+	}
+	b.WriteString(" else {\n        x = 2\n    }\n}\n")
+	return b.Bytes()
+}
+
+// withMaxStack runs f with the goroutine stack limited to max bytes (for
+// every goroutine: tests that use it must not run in parallel). Going
+// past the limit is a fatal error that fails the test binary: how a test
+// shows that a walk does not recurse along something unbounded.
+func withMaxStack(max int, f func()) {
+	old := debug.SetMaxStack(max)
+	defer debug.SetMaxStack(old)
+	f()
+}
+
+// TestLongElseIfChain: an else-if chain is not nesting (any length
+// parses), and every walk of it (End, Inspect, Format) is a loop, linear
+// in its length. Run in a 1 MB stack: End, Inspect and Format recursed
+// along the chain and needed 3 to 16 MB for 100,000 links.
+func TestLongElseIfChain(t *testing.T) {
+	withMaxStack(1<<20, func() { testLongElseIfChain(t) })
+}
+
+func testLongElseIfChain(t *testing.T) {
+	// checkParseTree (slow: it reflects on every node) on a shorter one.
+	short := longElseIf(5000)
+	f, diags := ParseFile("long.weft", short)
+	checkParseTree(t, short, f, diags)
+
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	src := longElseIf(n)
+	f, diags = ParseFile("long.weft", src)
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	is := f.Decls[1].(*ThreadDecl).Body.Stmts[0].(*IfStmt)
+	if got, want := is.End().Offset, bytes.LastIndex(src, []byte("    }"))+5; got != want {
+		t.Errorf("End = %d, want %d", got, want)
+	}
+	links := 0
+	Inspect(f, func(n Node) bool {
+		if _, ok := n.(*IfStmt); ok {
+			links++
+		}
+		return true
+	})
+	if links != n+1 {
+		t.Errorf("Inspect saw %d ifs, want %d", links, n+1)
+	}
+	out, err := Format(f, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, src) {
+		t.Errorf("Format changed a formatted chain")
+	}
 }
 
 func TestInspect(t *testing.T) {
@@ -592,10 +806,12 @@ func TestParse5000(t *testing.T) {
 	// a time limit in a test fails on a busy machine for no bug.
 }
 
+// BenchmarkDeepNesting parses each shape of nesting a million levels
+// deep: the parser stops at MaxNesting and skips the rest.
 func BenchmarkDeepNesting(b *testing.B) {
-	for _, tc := range deepNestings {
-		src := []byte(deepSource(tc.open, tc.close))
-		b.Run(tc.name, func(b *testing.B) {
+	for _, sh := range nestShapes {
+		src := []byte(sh.build(1_000_000))
+		b.Run(sh.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
 				ParseFile("deep.weft", src)

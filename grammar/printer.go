@@ -99,6 +99,7 @@ type printer struct {
 	needBreak    bool // a newline must come before the next output
 	wantBlank    bool // ... and it should be a blank line
 	pendingSpace bool // a space goes before the next token
+	lineComment  bool // the current output line ends with a // comment
 	atBlockStart bool // nothing printed yet in the current block (or file)
 }
 
@@ -146,7 +147,7 @@ func (p *printer) newline() {
 			p.buf = append(p.buf, '\n')
 		}
 	}
-	p.needBreak, p.wantBlank, p.pendingSpace = false, false, false
+	p.needBreak, p.wantBlank, p.pendingSpace, p.lineComment = false, false, false, false
 	if p.inStmt {
 		p.cont = true
 	}
@@ -301,7 +302,9 @@ func (p *printer) comment(c *Comment) {
 	}
 	p.checkGap(p.pos, start)
 	text := trimComment(c.Text)
-	if p.atLineStart() || p.ownLine(start) {
+	// A comment after a // comment cannot share its line, even where
+	// only a ';' separated them in the source.
+	if p.atLineStart() || p.ownLine(start) || p.lineComment {
 		// A comment on a line of its own.
 		if !p.atLineStart() {
 			p.wantBlank = !p.inStmt && !p.atBlockStart && p.blankBefore(start)
@@ -318,7 +321,8 @@ func (p *printer) comment(c *Comment) {
 		}
 		p.buf = append(p.buf, text...)
 	}
-	if strings.HasPrefix(c.Text, "//") || !p.codeFollows(c.Stop.Offset) {
+	p.lineComment = strings.HasPrefix(c.Text, "//")
+	if p.lineComment || !p.codeFollows(c.Stop.Offset) {
 		p.needBreak = true
 		p.pendingSpace = false
 	} else if !p.needBreak {
@@ -697,28 +701,38 @@ func (p *printer) stmtBody(s Stmt) {
 	}
 }
 
+// ifStmt prints an if statement and its else-if chain, in a loop: the
+// chain has no length limit.
 func (p *printer) ifStmt(s *IfStmt) {
-	p.posTok(s.If, "if")
-	p.space()
-	p.expr(s.Cond)
-	p.space()
-	p.block(s.Then)
-	switch e := s.Else.(type) {
-	case nil:
-	case *IfStmt:
+	for {
+		p.posTok(s.If, "if")
 		p.space()
-		p.word("else")
+		p.expr(s.Cond)
 		p.space()
-		p.ifStmt(e)
-	case *Block:
-		p.space()
-		p.word("else")
-		p.space()
-		p.block(e)
-	case *BadStmt:
-		p.fail("%s: syntax error", e.From)
-	default:
-		p.fail("unexpected else branch %T", e)
+		p.block(s.Then)
+		switch e := s.Else.(type) {
+		case nil:
+			return
+		case *IfStmt:
+			if e == nil {
+				return
+			}
+			p.space()
+			p.word("else")
+			p.space()
+			s = e
+			continue
+		case *Block:
+			p.space()
+			p.word("else")
+			p.space()
+			p.block(e)
+		case *BadStmt:
+			p.fail("%s: syntax error", e.From)
+		default:
+			p.fail("unexpected else branch %T", e)
+		}
+		return
 	}
 }
 

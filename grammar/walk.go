@@ -69,9 +69,8 @@ func inspectNode(n Node, f func(Node) bool) {
 	case *AssumeStmt:
 		inspectNode(n.Cond, f)
 	case *IfStmt:
-		inspectNode(n.Cond, f)
-		inspectNode(n.Then, f)
-		inspectNode(n.Else, f)
+		inspectIf(n, f)
+		return // inspectIf has called f(nil)
 	case *WhileStmt:
 		inspectNode(n.Cond, f)
 		inspectNode(n.Body, f)
@@ -108,6 +107,31 @@ func inspectNode(n Node, f func(Node) bool) {
 		// *StringLit.
 	}
 	f(nil)
+}
+
+// inspectIf inspects the children of an if statement whose f(n) returned
+// true, then calls f(nil), following an else-if chain in a loop rather
+// than by recursion (it has no length limit). The calls to f are those
+// the recursive walk would make.
+func inspectIf(n *IfStmt, f func(Node) bool) {
+	open := 1 // ifs of the chain whose f(nil) is still due
+	for {
+		inspectNode(n.Cond, f)
+		inspectNode(n.Then, f)
+		next, ok := n.Else.(*IfStmt)
+		if !ok || next == nil {
+			inspectNode(n.Else, f)
+			break
+		}
+		if !f(next) {
+			break
+		}
+		open++
+		n = next
+	}
+	for range open {
+		f(nil)
+	}
 }
 
 // nodeIsNil reports whether n is a nil interface or a typed nil pointer.

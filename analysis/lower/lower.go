@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -73,6 +74,7 @@ type lowerer struct {
 	out       *ir.Program
 	tids      map[*analysis.Object]int64 // first tid of each declared thread (array)
 	procIndex map[*analysis.Object]int32
+	locals    map[*analysis.Object][]*analysis.Object // each body's named locals (built once)
 
 	// Per body.
 	owner     *analysis.Object
@@ -121,13 +123,26 @@ func (l *lowerer) layoutShared() {
 		out.Vars = append(out.Vars, sv)
 		scalar := analysis.ScalarOf(v.Type)
 		for k := 0; k < sv.Size; k++ {
+			var name string
+			if len(dims) <= maxNamedDims {
+				name = v.Name + indexSuffix(dims, k)
+			} else {
+				name = v.Name + "@" + strconv.Itoa(k)
+			}
 			out.Locations[v.Offset+k] = ir.Location{
-				Name: v.Name + indexSuffix(dims, k), Var: vi, Atomic: v.Atomic,
+				Name: name, Var: vi, Atomic: v.Atomic,
 				Mutex: scalar == analysis.Mutex, Bool: scalar == analysis.Bool, Tid: scalar == analysis.Tid,
 			}
 		}
 	}
 }
+
+// maxNamedDims is the most dimensions a shared array may have for its
+// words to be named by their indexes ("g[1][0]"). An array with more
+// names them NAME@K, K the word's offset in the array: with up to
+// grammar.MaxNesting dimensions, indexes would make names of kilobytes
+// for up to analysis.MaxWords words (a 6 KB file took 92 s and 6.5 GB).
+const maxNamedDims = 16
 
 func dimsOf(t analysis.Type) []int {
 	var dims []int
@@ -222,15 +237,20 @@ func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 	return l.b
 }
 
-// localsOf names the frame slots of a body's variables, for display.
+// localsOf names the frame slots of a body's variables, for display, in
+// the order of their declarations.
 func (l *lowerer) localsOf(owner *analysis.Object) []ir.LocalVar {
-	var out []ir.LocalVar
-	seen := make(map[*analysis.Object]bool)
-	for id, obj := range l.p.Uses {
-		if obj.Owner != owner || seen[obj] || obj.Slot < 0 || id != obj.Ident {
-			continue
+	if l.locals == nil {
+		// One pass over every use for all the bodies, not one per body.
+		l.locals = make(map[*analysis.Object][]*analysis.Object)
+		for id, obj := range l.p.Uses {
+			if obj.Owner != nil && obj.Slot >= 0 && id == obj.Ident {
+				l.locals[obj.Owner] = append(l.locals[obj.Owner], obj)
+			}
 		}
-		seen[obj] = true
+	}
+	var out []ir.LocalVar
+	for _, obj := range l.locals[owner] {
 		scalar := analysis.ScalarOf(obj.Type)
 		lv := ir.LocalVar{Name: obj.Name, Slot: obj.Slot, Size: int(analysis.SizeOf(obj.Type)), Dims: dimsOf(obj.Type),
 			Bool: scalar == analysis.Bool, Tid: scalar == analysis.Tid}
@@ -246,12 +266,15 @@ func (l *lowerer) localsOf(owner *analysis.Object) []ir.LocalVar {
 	return out
 }
 
+// sortLocals orders locals by where they are declared (then by slot: the
+// map they come from has no order).
 func sortLocals(ls []ir.LocalVar) {
-	for i := 1; i < len(ls); i++ {
-		for j := i; j > 0 && (ls[j].Scope.Start.Offset < ls[j-1].Scope.Start.Offset); j-- {
-			ls[j], ls[j-1] = ls[j-1], ls[j]
+	sort.Slice(ls, func(i, j int) bool {
+		if a, b := ls[i].Scope.Start.Offset, ls[j].Scope.Start.Offset; a != b {
+			return a < b
 		}
-	}
+		return ls[i].Slot < ls[j].Slot
+	})
 }
 
 func (l *lowerer) emit(op ir.Op, a, b, c int32) int {
@@ -298,6 +321,12 @@ func (l *lowerer) stmts(list []grammar.Stmt) {
 
 func (l *lowerer) stmt(s grammar.Stmt) {
 	l.temp = 0
+	if is, ok := s.(*grammar.IfStmt); ok {
+		// Not grammar.Range(s): its End walks the whole else-if chain,
+		// and would at every link of it.
+		l.ifStmt(is)
+		return
+	}
 	l.rng = grammar.Range(s)
 	switch s := s.(type) {
 	case *grammar.Block:
@@ -344,20 +373,6 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 	case *grammar.AssumeStmt:
 		c := l.expr(s.Cond)
 		l.emit(ir.OpAssume, 0, c, 0)
-	case *grammar.IfStmt:
-		l.rng = source.Range{Start: s.If, End: s.Cond.End()}
-		c := l.expr(s.Cond)
-		jz := l.emit(ir.OpJz, 0, c, 0)
-		l.stmts(s.Then.Stmts)
-		if s.Else == nil {
-			l.b.Code[jz].A = l.pc()
-			return
-		}
-		l.rng = grammar.Range(s.Then)
-		jmp := l.emit(ir.OpJmp, 0, 0, 0)
-		l.b.Code[jz].A = l.pc()
-		l.stmt(s.Else)
-		l.b.Code[jmp].A = l.pc()
 	case *grammar.WhileStmt:
 		header := source.Range{Start: s.While, End: s.Cond.End()}
 		l.rng = header
@@ -425,6 +440,37 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 	}
 }
 
+// ifStmt lowers an if statement and its else-if chain, in a loop (the
+// chain has no length limit): each condition jumps past its block when
+// false, and each block but the last jumps to the end of the chain.
+func (l *lowerer) ifStmt(s *grammar.IfStmt) {
+	var exits []int // the jumps to the end of the chain
+	for {
+		l.temp = 0
+		l.rng = source.Range{Start: s.If, End: s.Cond.End()}
+		c := l.expr(s.Cond)
+		jz := l.emit(ir.OpJz, 0, c, 0)
+		l.stmts(s.Then.Stmts)
+		if s.Else == nil {
+			l.b.Code[jz].A = l.pc()
+			break
+		}
+		l.rng = grammar.Range(s.Then)
+		exits = append(exits, l.emit(ir.OpJmp, 0, 0, 0))
+		l.b.Code[jz].A = l.pc()
+		next, ok := s.Else.(*grammar.IfStmt)
+		if !ok {
+			l.stmt(s.Else)
+			break
+		}
+		s = next
+	}
+	end := l.pc()
+	for _, pc := range exits {
+		l.b.Code[pc].A = end
+	}
+}
+
 func (l *lowerer) closeLoop(exit, cont int32) {
 	lp := l.loops[len(l.loops)-1]
 	for _, pc := range lp.breaks {
@@ -442,10 +488,7 @@ func (l *lowerer) localDecl(d *grammar.VarDecl) {
 	size := int32(analysis.SizeOf(obj.Type))
 	switch init := d.Init.(type) {
 	case nil:
-		zero := l.constant(0)
-		for k := int32(0); k < size; k++ {
-			l.emit(ir.OpMov, slot+k, zero, 0)
-		}
+		l.zero(slot, size)
 	case *grammar.SpawnExpr:
 		l.spawn(init, slot)
 	case *grammar.InitList:
@@ -454,6 +497,38 @@ func (l *lowerer) localDecl(d *grammar.VarDecl) {
 	default:
 		v := l.expr(init)
 		l.emit(ir.OpMov, slot, v, 0)
+	}
+}
+
+// zeroUnroll is how many words one pass of the loop that zeroes a large
+// local array clears.
+const zeroUnroll = 16
+
+// zero sets size slots from slot to 0: one instruction per word for a
+// small variable, a loop for a large one, so that the code stays small
+// (a declaration of a million-word local array was a million
+// instructions, and twenty of them in a 1 KB file took 4 GB to lower).
+// The loop clears zeroUnroll words a pass, then the rest one by one.
+func (l *lowerer) zero(slot, size int32) {
+	z := l.constant(0)
+	k := int32(0)
+	if size >= 2*zeroUnroll {
+		full := size / zeroUnroll * zeroUnroll
+		i := l.newTemp()
+		l.emit(ir.OpMov, i, z, 0)
+		top := l.pc()
+		// Always true (i < full, a multiple of zeroUnroll): the check
+		// that the program form wants before indexed frame accesses.
+		l.emit(ir.OpCheck, 0, i, full-zeroUnroll+1)
+		for u := range int32(zeroUnroll) {
+			l.emit(ir.OpStx, z, i, slot+u)
+		}
+		l.emit(ir.OpAddI, i, i, zeroUnroll)
+		l.emit(ir.OpJlt, top, i, l.constant(int64(full)))
+		k = full
+	}
+	for ; k < size; k++ {
+		l.emit(ir.OpMov, slot+k, z, 0)
 	}
 }
 
