@@ -9,7 +9,10 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +53,18 @@ type Options struct {
 	MaxExecutions int64 // stop after this many executions (0: no limit)
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
 	K             int   // qpor: k of k-partial alternatives (default 1)
+	// MaxMemory bounds, in bytes, the memory the exploration may use
+	// (engine.Explore: 0 means DefaultMaxMemory(), negative no bound).
+	// Reaching it ends the exploration incomplete, with Result.Stopped
+	// StoppedMemory, never a crash. It is checked two ways: the machine
+	// refuses, before allocating it, a thread frame that would take what
+	// it holds (frames, undo log, memo) past the budget, and about every
+	// memoryCheckInterval the Go heap is measured; when it is over the
+	// budget a garbage collection runs, and the exploration stops if
+	// what stays live is over seven eighths of the budget (so that a heap
+	// near the budget does not collect ever more often). The heap is the
+	// process's: explorations running side by side share one.
+	MaxMemory int64
 
 	// OnBug, if set, is called (on the exploring goroutine) for each new
 	// bug as soon as it is found.
@@ -94,7 +109,7 @@ type Result struct {
 	Stats
 	Algorithm Algorithm
 	Complete  bool   // every execution was explored
-	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedExecutionLength
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedExecutionLength, StoppedMemory
 	Bugs      []*Bug
 
 	// Anomalies counts what the qpor design rules out and should never
@@ -119,6 +134,10 @@ func (x *Driver) Anomaly(what string) {
 // one, or than eight times MaxSteps (threads beside a cut one went on, or
 // a tree of spawns), and explored no further there (see Driver.Long).
 const StoppedExecutionLength = "execution-length"
+
+// StoppedMemory is Result.Stopped when the exploration reached
+// Options.MaxMemory.
+const StoppedMemory = "memory"
 
 // BugKind is the kind of a bug, as named in the JSON contract.
 type BugKind string
@@ -260,6 +279,8 @@ type Driver struct {
 
 	bugAt      map[string]int // bug key -> index in res.Bugs
 	lastReport time.Time
+	lastMemory time.Time         // when the heap was last measured
+	heapSample [1]metrics.Sample // the heap's size, read there
 	StopReason string
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
 	checkTick  int
@@ -267,19 +288,36 @@ type Driver struct {
 	fineBuf    []interp.Event
 }
 
-// New returns a driver at the initial state of prog.
+// New returns a driver at the initial state of prog. If that state does
+// not fit in Options.MaxMemory, the driver has no machine and StopReason
+// is StoppedMemory: there is nothing to explore.
 func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
-	m := interp.NewMachine(prog, opts.LocalBudget)
-	return &Driver{
-		ctx: ctx, Prog: prog, Opts: opts, M: m,
-		Clk:   clocks.New(len(m.Threads), len(prog.Locations)),
+	x := &Driver{
+		ctx: ctx, Prog: prog, Opts: opts,
 		Res:   &Result{Algorithm: opts.Algorithm},
 		start: time.Now(),
 		bugAt: make(map[string]int),
 	}
+	x.heapSample[0].Name = heapMetric
+	m, err := interp.NewBoundedMachine(prog, opts.LocalBudget, max(opts.MaxMemory, 0))
+	if errors.Is(err, interp.ErrMemoryBudget) {
+		x.StopReason = StoppedMemory
+		return x
+	}
+	x.M = m
+	x.Clk = clocks.New(len(m.Threads), len(prog.Locations))
+	return x
 }
 
-// Cancelled checks the context and the time budget now and then.
+// memoryCheckInterval is how often Cancelled measures the heap against
+// Options.MaxMemory.
+const memoryCheckInterval = 10 * time.Millisecond
+
+// heapMetric is the Go heap: live objects and those not yet collected.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// Cancelled checks the context, the time budget and the memory budget now
+// and then.
 func (x *Driver) Cancelled() bool {
 	x.checkTick++
 	if x.checkTick&63 != 0 {
@@ -295,8 +333,18 @@ func (x *Driver) Cancelled() bool {
 		return true
 	default:
 	}
+	if x.Opts.MaxMemory <= 0 && x.Opts.OnProgress == nil {
+		return false
+	}
+	now := time.Now()
+	if x.Opts.MaxMemory > 0 && now.Sub(x.lastMemory) >= memoryCheckInterval {
+		x.lastMemory = now
+		if x.overMemory() {
+			x.StopReason = StoppedMemory
+			return true
+		}
+	}
 	if x.Opts.OnProgress != nil {
-		now := time.Now()
 		if now.Sub(x.lastReport) >= x.Opts.ProgressInterval {
 			x.lastReport = now
 			s := x.Stats
@@ -307,8 +355,30 @@ func (x *Driver) Cancelled() bool {
 	return false
 }
 
-// ExecutionDone counts a finished execution and checks the budget.
+// overMemory reports whether the heap is over Options.MaxMemory even
+// after a collection, by more than the slack described there.
+func (x *Driver) overMemory() bool {
+	if x.heapBytes() <= x.Opts.MaxMemory {
+		return false
+	}
+	runtime.GC()
+	return x.heapBytes() > x.Opts.MaxMemory/8*7
+}
+
+func (x *Driver) heapBytes() int64 {
+	metrics.Read(x.heapSample[:])
+	if x.heapSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0 // not measured by this runtime: only the machine's own check applies
+	}
+	return int64(x.heapSample[0].Value.Uint64())
+}
+
+// ExecutionDone counts a finished execution and checks the budget. An
+// execution cut short by the memory budget does not count.
 func (x *Driver) ExecutionDone() bool {
+	if x.StopReason == StoppedMemory {
+		return true
+	}
 	x.Stats.Executions++
 	if x.Opts.OnExecution != nil {
 		x.Opts.OnExecution(x.FineEvents(x.Evs[:x.M.Depth()]), x.M)
@@ -338,7 +408,7 @@ func (x *Driver) Finish() {
 }
 
 // ReportStop reports the bug of a step (event d) that stopped the
-// execution; a failed assume is no bug.
+// execution; a failed assume is no bug, nor is the memory budget.
 func (x *Driver) ReportStop(d int, ev *interp.Event) {
 	kind := map[interp.StopKind]BugKind{interp.StopAssertion: BugAssertion, interp.StopRuntimeError: BugRuntimeError, interp.StopStepBound: BugStepBound}[ev.Stop]
 	if kind != "" {
@@ -501,9 +571,14 @@ func (x *Driver) GrowEvents(d int) {
 
 // Step moves thread t on the machine and pushes the step on the race
 // clocks (ev is where the machine writes the step). It returns false if
-// the step stops the execution; the step is on the machine either way.
+// the step stops the execution; the step is on the machine either way. A
+// step stopped by the memory budget (interp.StopMemory) sets StopReason:
+// the exploration must take it back and end.
 func (x *Driver) Step(t int, ev *interp.Event) bool {
 	ok := x.M.Step(t, ev)
+	if !ok && ev.Stop == interp.StopMemory {
+		x.StopReason = StoppedMemory
+	}
 	if x.Clk.Off {
 		return ok
 	}
@@ -580,9 +655,13 @@ func (x *Driver) Deadlock(d int) {
 func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driver)) *Result {
 	start := time.Now()
 	x := New(ctx, prog, opts)
-	x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
-	x.M.TailBound = opts.MaxSteps
-	explore(x)
+	if x.M == nil {
+		x.Finish() // the initial state does not fit in memory
+	} else {
+		x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+		x.M.TailBound = opts.MaxSteps
+		explore(x)
+	}
 	if x.StopReason == stopCoarse {
 		delivered := x.bugAt
 		if onBug := opts.OnBug; onBug != nil {
@@ -597,7 +676,11 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 		}
 		x = New(ctx, prog, opts)
 		x.start = start
-		explore(x)
+		if x.M == nil {
+			x.Finish()
+		} else {
+			explore(x)
+		}
 	}
 	x.Res.Stats = x.Stats
 	x.Res.Elapsed = time.Since(start)
