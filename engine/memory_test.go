@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -79,6 +80,32 @@ thread u {
 				}
 				t.Logf("stopped after %d executions, %d events, %v", out.res.Executions, out.res.Events, time.Since(start))
 			})
+		}
+	}
+
+	// A step that runs out of memory and races ends the exploration: it
+	// does not start it over with fine steps (see "Coarse steps").
+	racy := load(t, "racy step past the budget", `
+var x int
+
+thread u {
+    x = 1
+}
+
+thread t {
+    x = 2
+    var a [300000]int
+    a[1] = x
+}
+`)
+	for _, algo := range engine.Algorithms {
+		restarts := 0
+		res, err := engine.Explore(context.Background(), racy, engine.Options{Algorithm: algo, MaxMemory: 4 << 20, OnRestart: func() { restarts++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stopped != engine.StoppedMemory || restarts > 0 {
+			t.Errorf("%s: stopped=%q after %d restarts, want %q and none", algo, res.Stopped, restarts, engine.StoppedMemory)
 		}
 	}
 

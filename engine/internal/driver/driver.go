@@ -206,9 +206,12 @@ type TraceStep struct {
 const stopCoarse = "coarse-restart"
 
 // RestartFine ends a coarse exploration, to start again with every access
-// a step of its own (see "Coarse steps").
+// a step of its own (see "Coarse steps"), unless it is ending already for
+// another reason (the memory budget ran out in the step just made).
 func (x *Driver) RestartFine() {
-	x.StopReason = stopCoarse
+	if x.StopReason == "" {
+		x.StopReason = stopCoarse
+	}
 }
 
 // FineEvents returns evs with the accesses of every tail as steps of their
