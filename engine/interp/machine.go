@@ -208,6 +208,7 @@ type Machine struct {
 	// more is a stop step too (StopMemory). NewBoundedMachine sets it.
 	MemoryBudget int64
 	frameBytes   int64 // bytes of every thread's frame and bits, recycled ones included
+	bigSteps     int   // see BigSteps
 
 	hot       map[memoKey]bool // (body, pc) whose local runs are long; hash unset
 	memo      map[memoKey][]*memoEntry
@@ -304,6 +305,12 @@ func (m *Machine) Bytes() int64 {
 // periodic check of the heap).
 const bigStep = 4096
 
+// BigSteps counts the steps that saved many words (bigStep) in the undo
+// log, undone ones included: an exploration that bounds the memory of the
+// whole process measures it when the count changes, as such steps make
+// garbage fast (the log's old copies as it grows).
+func (m *Machine) BigSteps() int { return m.bigSteps }
+
 // outOfMemory makes ev a stop for lack of memory; Step returns its result.
 func outOfMemory(ev *Event, what string) bool {
 	ev.Stop = StopMemory
@@ -390,8 +397,11 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	for i := memLo; i < len(m.memUndo); i++ {
 		m.memSaved[uint32(m.memUndo[i].at)>>6] = 0
 	}
-	if ok && len(m.frameUndo)-frameLo+len(m.memUndo)-memLo >= bigStep && m.MemoryBudget > 0 && m.Bytes() > m.MemoryBudget {
-		return outOfMemory(ev, "the undo log of this step")
+	if ok && len(m.frameUndo)-frameLo+len(m.memUndo)-memLo >= bigStep {
+		m.bigSteps++
+		if m.MemoryBudget > 0 && m.Bytes() > m.MemoryBudget {
+			return outOfMemory(ev, "the undo log of this step")
+		}
 	}
 	return ok
 }

@@ -58,12 +58,16 @@ type Options struct {
 	// Reaching it ends the exploration incomplete, with Result.Stopped
 	// StoppedMemory, never a crash. It is checked two ways: the machine
 	// refuses, before allocating it, a thread frame that would take what
-	// it holds (frames, undo log, memo) past the budget, and about every
-	// memoryCheckInterval the Go heap is measured; when it is over the
-	// budget a garbage collection runs, and the exploration stops if
-	// what stays live is over seven eighths of the budget (so that a heap
-	// near the budget does not collect ever more often). The heap is the
-	// process's: explorations running side by side share one.
+	// it holds (frames, undo log, memo) past the budget, and stops at a
+	// step whose undo log did; and the Go heap is measured about every
+	// memoryCheckInterval and after each step that saved many words
+	// (interp.Machine.BigSteps): when it is over the budget a garbage
+	// collection runs, and the exploration stops if what stays live is
+	// over seven eighths of the budget (so that a heap near the budget
+	// does not collect ever more often). The heap is the process's:
+	// explorations running side by side share one. Garbage not yet
+	// collected and memory the runtime has not yet returned to the
+	// system come on top of the budget.
 	MaxMemory int64
 
 	// OnBug, if set, is called (on the exploring goroutine) for each new
@@ -283,6 +287,7 @@ type Driver struct {
 	bugAt      map[string]int // bug key -> index in res.Bugs
 	lastReport time.Time
 	lastMemory time.Time         // when the heap was last measured
+	bigSteps   int               // M.BigSteps() then
 	heapSample [1]metrics.Sample // the heap's size, read there
 	StopReason string
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
@@ -581,6 +586,13 @@ func (x *Driver) Step(t int, ev *interp.Event) bool {
 	ok := x.M.Step(t, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		x.StopReason = StoppedMemory
+	} else if n := x.M.BigSteps(); n != x.bigSteps {
+		// A step that saved many words: measure the heap now rather
+		// than at the next tick of Cancelled, which may be long.
+		x.bigSteps = n
+		if x.Opts.MaxMemory > 0 && x.overMemory() {
+			x.StopReason = StoppedMemory
+		}
 	}
 	if x.Clk.Off {
 		return ok
