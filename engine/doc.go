@@ -15,7 +15,10 @@
 // Every mode reports each bug once per kind and place with a trace that
 // reproduces it, and sets Result.Complete only when it explored everything
 // it set out to: a budget, a cancellation or a resource bound ends it with
-// Complete false and Result.Stopped saying why. A complete exploration
+// Complete false and Result.Stopped saying why. Memory is one such bound
+// (Options.MaxMemory, by default a quarter of the machine's memory):
+// reaching it ends the exploration with Stopped StoppedMemory, not a
+// crash. A complete exploration
 // that reports no bug at all (no step-bound bug either) has explored every
 // execution: "verified" means it. Where some execution reaches
 // Options.MaxSteps steps, every mode reports a step-bound bug and still

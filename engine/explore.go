@@ -39,7 +39,12 @@ const (
 
 	StoppedExecutionLength = driver.StoppedExecutionLength
 	StoppedMaxBugs         = driver.StoppedMaxBugs
+	StoppedMemory          = driver.StoppedMemory
 )
+
+// DefaultMaxMemory is the default of Options.MaxMemory: a quarter of the
+// machine's memory (see driver.DefaultMaxMemory).
+func DefaultMaxMemory() int64 { return driver.DefaultMaxMemory() }
 
 // Algorithms lists the modes Explore accepts.
 var Algorithms = driver.Algorithms
@@ -66,6 +71,9 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	}
 	if opts.K <= 0 {
 		opts.K = 1
+	}
+	if opts.MaxMemory == 0 {
+		opts.MaxMemory = DefaultMaxMemory()
 	}
 	explore := dpor.Run
 	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {

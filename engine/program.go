@@ -42,6 +42,7 @@ const (
 	StopAssume       = interp.StopAssume
 	StopRuntimeError = interp.StopRuntimeError
 	StopStepBound    = interp.StopStepBound
+	StopMemory       = interp.StopMemory
 
 	EvRead   = interp.EvRead
 	EvWrite  = interp.EvWrite

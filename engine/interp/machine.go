@@ -10,9 +10,11 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"weft/engine/ir"
 )
@@ -41,6 +43,10 @@ const (
 	StopAssume
 	StopRuntimeError
 	StopStepBound
+	// StopMemory: the step would take the machine past its memory budget
+	// (Machine.MemoryBudget). It is no bug of the program: the exploration
+	// must end, incomplete.
+	StopMemory
 )
 
 func (k StopKind) String() string {
@@ -53,6 +59,8 @@ func (k StopKind) String() string {
 		return "runtime-error"
 	case StopStepBound:
 		return "step-bound"
+	case StopMemory:
+		return "memory"
 	}
 	return ""
 }
@@ -66,11 +74,16 @@ type failure struct {
 
 // Thread is the state of one thread of an execution.
 type Thread struct {
-	Body   *ir.Body
-	PC     int32
+	Body *ir.Body
+	PC   int32
+	// Frame is the thread's frame: its locals, temporaries and constants
+	// (see ir.Body). It belongs to the machine: read it, never write it.
 	Frame  []int64
 	Status ThreadStatus
 	fail   failure
+	// saved has bit s set when the current step has saved Frame[s] in the
+	// undo log (see "Frame undo log").
+	saved []uint64
 
 	// Identity, stable across executions: the spawning thread (-1 for
 	// declared threads) and how many threads it had spawned before.
@@ -143,16 +156,19 @@ type undoRecord struct {
 	fail     failure
 	steps    int32
 	spawned  int32
-	frameLo  int   // saved frame in Machine.frames[frameLo : frameLo+len(frame)]
+	frameLo  int   // saved frame words of the moving thread in Machine.frameUndo[frameLo:]
 	memLo    int   // saved memory words in Machine.memUndo[memLo:]
 	newChild bool  // the step spawned a thread (removed on undo)
 	procCnt  int32 // proc whose spawn count was incremented, or -1
 	total    int   // Machine.total before the step
 }
 
-type memWord struct {
-	loc int32
-	old int64
+// word is a word of memory or of a frame, by its index: in the undo logs
+// the value it had before a step, in a memo entry the value a local
+// computation left.
+type word struct {
+	at int32
+	v  int64
 }
 
 // Machine is the state of one execution: shared memory and threads, with an
@@ -181,48 +197,125 @@ type Machine struct {
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
-	frames     []int64
-	memUndo    []memWord
+	frameUndo  []word    // frame words a step overwrote, first write only (see save)
+	memUndo    []word    // memory words a step overwrote, first write only
+	memSaved   []uint64  // bit l: the current step has saved location l in memUndo
 	procSpawns []int32   // per proc: spawns so far in this execution (for names)
 	freeThread []*Thread // recycled thread objects
 
-	hot      map[memoKey]bool // (body, pc) whose local runs are long; hash unset
-	memo     map[memoKey][]*memoEntry
-	memoSize int
+	// MemoryBudget, if positive, bounds Bytes: a spawn whose frame would
+	// not fit does not happen, and a step after which the machine holds
+	// more is a stop step too (StopMemory). NewBoundedMachine sets it.
+	MemoryBudget int64
+	frameBytes   int64 // bytes of every thread's frame and bits, recycled ones included
+	bigSteps     int   // see BigSteps
+
+	hot       map[memoKey]bool // (body, pc) whose local runs are long; hash unset
+	memo      map[memoKey][]*memoEntry
+	memoSize  int // entries
+	memoWords int // words held by the entries
 }
 
 // DefaultLocalBudget is the default bound on local instructions between
 // two visible steps of a thread.
 const DefaultLocalBudget = 50_000_000
 
+// ErrMemoryBudget is what NewBoundedMachine's error wraps when the
+// initial state does not fit in the memory budget.
+var ErrMemoryBudget = errors.New("memory budget exhausted")
+
 // NewMachine returns a machine in the initial state of prog: shared memory
 // initialised and every declared thread advanced to its first visible step,
 // with a bound on local instructions between visible steps (0:
 // DefaultLocalBudget); the bound applies from the
-// initial local computations on.
+// initial local computations on. Its memory is not bounded.
 func NewMachine(prog *ir.Program, localBudget int) *Machine {
+	m, _ := NewBoundedMachine(prog, localBudget, 0)
+	return m
+}
+
+// NewBoundedMachine is NewMachine with a memory budget in bytes
+// (MemoryBudget; 0: none). If the shared memory and the frames of the
+// declared threads alone take more, it allocates no frame and returns
+// an error wrapping ErrMemoryBudget.
+func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*Machine, error) {
 	if localBudget <= 0 {
 		localBudget = DefaultLocalBudget
 	}
+	need := wordsBytes(len(prog.Init))
+	for _, spec := range prog.Threads {
+		need += wordsBytes(len(prog.Bodies[spec.Body].Frame))
+	}
+	if memoryBudget > 0 && need > memoryBudget {
+		return nil, fmt.Errorf("the initial state takes %d bytes, more than the budget of %d: %w", need, memoryBudget, ErrMemoryBudget)
+	}
 	m := &Machine{
-		Prog:        prog,
-		Mem:         append([]int64(nil), prog.Init...),
-		LocalBudget: localBudget,
-		procSpawns:  make([]int32, len(prog.Procs)),
+		Prog:         prog,
+		Mem:          append([]int64(nil), prog.Init...),
+		memSaved:     make([]uint64, bitWords(len(prog.Init))),
+		LocalBudget:  localBudget,
+		procSpawns:   make([]int32, len(prog.Procs)),
+		MemoryBudget: memoryBudget,
 	}
 	for _, spec := range prog.Threads {
 		body := prog.Bodies[spec.Body]
 		t := &Thread{
-			Body: body, Frame: append([]int64(nil), body.Frame...),
+			Body: body, Frame: append([]int64(nil), body.Frame...), saved: make([]uint64, bitWords(len(body.Frame))),
 			Parent: -1, Proc: -1, Name: spec.Name,
 		}
+		m.frameBytes += frameBytes(t)
 		copy(t.Frame[body.ArgSlot:], spec.Args)
 		m.Threads = append(m.Threads, t)
 	}
-	for i := range m.Threads {
+	for i, t := range m.Threads {
+		fill(t.saved) // no step to undo: nothing to save
 		m.runLocal(int32(i))
+		clear(t.saved)
 	}
-	return m
+	return m, nil
+}
+
+// bitWords is the number of words of a bit set of n bits.
+func bitWords(n int) int { return (n + 63) / 64 }
+
+// fill sets every bit of a bit set.
+func fill(bits []uint64) {
+	for i := range bits {
+		bits[i] = ^uint64(0)
+	}
+}
+
+// wordsBytes is what the machine holds for n words of a frame or of
+// shared memory: the words and their bits.
+func wordsBytes(n int) int64 { return 8 * int64(n+bitWords(n)) }
+
+func frameBytes(t *Thread) int64 { return 8 * int64(cap(t.Frame)+cap(t.saved)) }
+
+// Bytes is about how much memory the machine holds: shared memory, the
+// frames of its threads (live and recycled), the undo log and the memo
+// of local computations. It takes constant time.
+func (m *Machine) Bytes() int64 {
+	const rec, w = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{}))
+	return wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
+		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords)
+}
+
+// bigStep is the number of words a step must save for Step to check the
+// memory budget after it (smaller steps leave it to the exploration's
+// periodic check of the heap).
+const bigStep = 4096
+
+// BigSteps counts the steps that saved many words (bigStep) in the undo
+// log, undone ones included: an exploration that bounds the memory of the
+// whole process measures it when the count changes, as such steps make
+// garbage fast (the log's old copies as it grows).
+func (m *Machine) BigSteps() int { return m.bigSteps }
+
+// outOfMemory makes ev a stop for lack of memory; Step returns its result.
+func outOfMemory(ev *Event, what string) bool {
+	ev.Stop = StopMemory
+	ev.Message = what + " would take the machine past its memory budget"
+	return false
 }
 
 // Depth is the number of steps executed (and not undone); in coarse mode
@@ -293,13 +386,33 @@ func (m *Machine) Peek(t int) (EventKind, int32) {
 // visible step, and fills ev. It returns false if the step stopped the
 // execution (ev.Stop says why).
 func (m *Machine) Step(t int, ev *Event) bool {
+	frameLo, memLo := len(m.frameUndo), len(m.memUndo)
+	ok := m.step(t, ev)
+	// Clear the bits of the words saved (see "Frame undo log"), whole
+	// words of bits at a time: no other bit is set.
+	saved := m.Threads[t].saved
+	for i := frameLo; i < len(m.frameUndo); i++ {
+		saved[uint32(m.frameUndo[i].at)>>6] = 0
+	}
+	for i := memLo; i < len(m.memUndo); i++ {
+		m.memSaved[uint32(m.memUndo[i].at)>>6] = 0
+	}
+	if ok && len(m.frameUndo)-frameLo+len(m.memUndo)-memLo >= bigStep {
+		m.bigSteps++
+		if m.MemoryBudget > 0 && m.Bytes() > m.MemoryBudget {
+			return outOfMemory(ev, "the undo log of this step")
+		}
+	}
+	return ok
+}
+
+func (m *Machine) step(t int, ev *Event) bool {
 	th := m.Threads[t]
 	rec := undoRecord{
 		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
-		spawned: th.spawned, frameLo: len(m.frames), memLo: len(m.memUndo), procCnt: -1,
+		spawned: th.spawned, frameLo: len(m.frameUndo), memLo: len(m.memUndo), procCnt: -1,
 		total: m.total,
 	}
-	m.frames = append(m.frames, th.Frame...)
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
 	th.Steps++
@@ -344,11 +457,16 @@ func (m *Machine) Step(t int, ev *Event) bool {
 			m.write(int32(loc), 0)
 		}
 	case ir.OpSpawn:
+		if m.MemoryBudget > 0 && m.Bytes()+m.spawnBytes(in) > m.MemoryBudget {
+			ev.Kind = EvStop
+			m.undo = append(m.undo, rec)
+			return outOfMemory(ev, "the frame of "+m.Prog.Bodies[m.Prog.Procs[in.C]].Name)
+		}
 		child := m.spawn(int32(t), in)
 		rec.newChild = true
 		rec.procCnt = in.C
 		ev.Kind, ev.Loc = EvSpawn, child
-		th.Frame[in.A] = int64(child) + 1
+		m.setSlot(th, in.A, int64(child)+1)
 		ev.Value = int64(child) + 1
 	case ir.OpJoin:
 		tid := th.Frame[in.B]
@@ -379,6 +497,15 @@ func (m *Machine) Step(t int, ev *Event) bool {
 		ev.Finished = true
 	}
 	return true
+}
+
+// spawnBytes is what the spawn in would add to the machine's frames.
+func (m *Machine) spawnBytes(in ir.Instr) int64 {
+	n := len(m.Prog.Bodies[m.Prog.Procs[in.C]].Frame)
+	if k := len(m.freeThread); k > 0 && cap(m.freeThread[k-1].Frame) >= n && cap(m.freeThread[k-1].saved) >= bitWords(n) {
+		return 0
+	}
+	return wordsBytes(n)
 }
 
 // runTail runs, in coarse mode, the plain accesses that follow a step of
@@ -412,14 +539,50 @@ func (m *Machine) loadStore(th *Thread, in ir.Instr) ir.Access {
 		m.write(a.Loc, a.Value)
 	} else {
 		a.Value = m.Mem[a.Loc]
-		th.Frame[in.A] = a.Value
+		m.setSlot(th, in.A, a.Value)
 	}
 	return a
 }
 
+// write writes v to shared location loc, saving the old word first if
+// the step has not already.
 func (m *Machine) write(loc int32, v int64) {
-	m.memUndo = append(m.memUndo, memWord{loc, m.Mem[loc]})
+	if bit := uint64(1) << (uint32(loc) & 63); m.memSaved[uint32(loc)>>6]&bit == 0 {
+		m.memSaved[uint32(loc)>>6] |= bit
+		m.memUndo = append(m.memUndo, word{loc, m.Mem[loc]})
+	}
 	m.Mem[loc] = v
+}
+
+// Frame undo log
+//
+// A step saves only the frame words it overwrites, each the first time
+// (so a local loop that rewrites a counter a million times saves it
+// once), not the frame: a frame holds every constant of its body and
+// every element of its local arrays, so copying it made each step cost
+// the size of the code or of the arrays, in time and in the memory of the
+// undo log. A bit per word (Thread.saved) says it was saved in the
+// current step; Step clears the bits of the words it saved when it ends,
+// so between steps every bit is clear. The same goes for shared memory
+// (Machine.memSaved), so that an atomic block looping over a location
+// saves it once. While a thread is being created (the initial threads, a
+// spawned child) its bits are all set: its words need no saving, as Undo
+// removes it whole; they are cleared once it stands at its first step.
+
+// setSlot writes v to slot s of th's frame, saving the old word first if
+// the step has not already.
+func (m *Machine) setSlot(th *Thread, s int32, v int64) {
+	if th.saved[uint32(s)>>6]&(1<<(uint32(s)&63)) == 0 {
+		m.save(th, s)
+	}
+	th.Frame[s] = v
+}
+
+// save logs the word in slot s of th's frame (the moving thread's) for
+// Undo, and marks it saved in this step.
+func (m *Machine) save(th *Thread, s int32) {
+	th.saved[uint32(s)>>6] |= 1 << (uint32(s) & 63)
+	m.frameUndo = append(m.frameUndo, word{s, th.Frame[s]})
 }
 
 // spawn creates the thread of an ir.OpSpawn and runs it to its first visible
@@ -431,11 +594,18 @@ func (m *Machine) spawn(parent int32, in ir.Instr) int32 {
 	if n := len(m.freeThread); n > 0 {
 		t = m.freeThread[n-1]
 		m.freeThread = m.freeThread[:n-1]
-		frame := append(t.Frame[:0], body.Frame...)
-		*t = Thread{Frame: frame}
+		m.frameBytes -= frameBytes(t)
+		*t = Thread{Frame: append(t.Frame[:0], body.Frame...), saved: t.saved[:0]}
 	} else {
 		t = &Thread{Frame: append([]int64(nil), body.Frame...)}
 	}
+	if n := bitWords(len(body.Frame)); cap(t.saved) >= n {
+		t.saved = t.saved[:n]
+	} else {
+		t.saved = make([]uint64, n)
+	}
+	fill(t.saved) // the child's words need no saving: Undo removes it
+	m.frameBytes += frameBytes(t)
 	t.Body = body
 	t.Parent = parent
 	t.SpawnIndex = pt.spawned
@@ -448,6 +618,7 @@ func (m *Machine) spawn(parent int32, in ir.Instr) int32 {
 	m.Threads = append(m.Threads, t)
 	idx := int32(len(m.Threads) - 1)
 	m.runLocal(idx)
+	clear(t.saved)
 	return idx
 }
 
@@ -463,12 +634,15 @@ func (m *Machine) Undo() {
 	}
 	for i := len(m.memUndo) - 1; i >= rec.memLo; i-- {
 		w := m.memUndo[i]
-		m.Mem[w.loc] = w.old
+		m.Mem[w.at] = w.v
 	}
 	m.memUndo = m.memUndo[:rec.memLo]
 	th := m.Threads[rec.thread]
-	copy(th.Frame, m.frames[rec.frameLo:])
-	m.frames = m.frames[:rec.frameLo]
+	for i := len(m.frameUndo) - 1; i >= rec.frameLo; i-- {
+		w := m.frameUndo[i]
+		th.Frame[w.at] = w.v
+	}
+	m.frameUndo = m.frameUndo[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
 	m.total = rec.total
 	m.undo = m.undo[:n]
@@ -496,7 +670,7 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 		case ir.OpLoad:
 			loc := frame[in.B]
 			v := m.Mem[loc]
-			frame[in.A] = v
+			m.setSlot(th, in.A, v)
 			ev.Acc = append(ev.Acc, ir.Access{Loc: int32(loc), Value: v})
 			th.PC++
 		case ir.OpStore:
@@ -526,29 +700,37 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 // Local computation depends only on the thread's frame, so a long stretch
 // of it (a loop that computes before the next visible step, as in the PI
 // benchmark) is memoised: once a stretch starting at some pc has run for
-// more than memoThreshold instructions, later runs from that pc with an
-// identical frame copy the remembered result instead of running again.
+// more than memoThreshold instructions, and for more instructions than
+// the frame has words (looking a frame up costs about that), later runs
+// from that pc with an identical frame write the words it changed instead
+// of running again. The memo holds at most memoLimit entries and
+// memoWordLimit words.
 func (m *Machine) runLocal(t int32) {
 	th := m.Threads[t]
 	key := memoKey{body: th.Body, pc: th.PC}
 	var input []int64
-	if m.hot[key] {
+	hot := m.hot[key]
+	if hot {
 		key.hash = hashFrame(th.Frame)
 		for _, e := range m.memo[key] {
 			if equalWords(e.in, th.Frame) {
-				copy(th.Frame, e.out)
+				for _, w := range e.out {
+					m.setSlot(th, w.at, w.v)
+				}
 				th.PC, th.Status, th.fail = e.pc, e.status, e.fail
 				return
 			}
 		}
-		input = append([]int64(nil), th.Frame...)
+		if m.memoSize < memoLimit && m.memoWords+len(th.Frame) <= m.memoWordLimit() {
+			input = append([]int64(nil), th.Frame...)
+		}
 	}
 	budget := m.LocalBudget
 	m.runLocalFrom(th, &budget)
-	if m.LocalBudget-budget < memoThreshold {
+	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) {
 		return
 	}
-	if input == nil {
+	if !hot {
 		if m.hot == nil {
 			m.hot = make(map[memoKey]bool)
 			m.memo = make(map[memoKey][]*memoEntry)
@@ -556,12 +738,18 @@ func (m *Machine) runLocal(t int32) {
 		m.hot[key] = true // remember the next run from here
 		return
 	}
-	if m.memoSize < memoLimit {
-		m.memoSize++
-		m.memo[key] = append(m.memo[key], &memoEntry{
-			in: input, out: append([]int64(nil), th.Frame...), pc: th.PC, status: th.Status, fail: th.fail,
-		})
+	if input == nil {
+		return // the memo is full
 	}
+	var out []word
+	for i, v := range th.Frame {
+		if v != input[i] {
+			out = append(out, word{int32(i), v})
+		}
+	}
+	m.memoSize++
+	m.memoWords += len(input) + 2*len(out)
+	m.memo[key] = append(m.memo[key], &memoEntry{in: input, out: out, pc: th.PC, status: th.Status, fail: th.fail})
 }
 
 func (m *Machine) runLocalFrom(th *Thread, budget *int) {
@@ -588,9 +776,17 @@ func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 
 // Memoisation of long local computations (see runLocal).
 const (
-	memoThreshold = 1000 // instructions
-	memoLimit     = 4096 // entries per machine
+	memoThreshold = 1000    // instructions
+	memoLimit     = 4096    // entries per machine
+	memoWords     = 1 << 22 // words per machine (32 MiB), at most an eighth of MemoryBudget
 )
+
+func (m *Machine) memoWordLimit() int {
+	if m.MemoryBudget > 0 {
+		return int(min(memoWords, m.MemoryBudget/64))
+	}
+	return memoWords
+}
 
 type memoKey struct {
 	body *ir.Body
@@ -598,11 +794,14 @@ type memoKey struct {
 	hash uint64
 }
 
+// memoEntry is a remembered local computation: from frame in at the key's
+// pc, it writes the words out and stops at pc with status and fail.
 type memoEntry struct {
-	in, out []int64
-	pc      int32
-	status  ThreadStatus
-	fail    failure
+	in     []int64
+	out    []word
+	pc     int32
+	status ThreadStatus
+	fail   failure
 }
 
 func hashFrame(f []int64) uint64 {
@@ -629,9 +828,14 @@ func equalWords(a, b []int64) bool {
 // exec runs local instructions of th from its pc until a visible
 // instruction, ir.OpEnd, or ir.OpAtomicEnd is reached (it executes at least one
 // instruction). It returns true if the thread failed, with th.fail set.
+//
+// Every instruction that writes a frame word either jumps back to the top
+// of the loop itself or leaves its result in r for slot A, written at the
+// bottom, after saving the old word for Undo (see "Frame undo log").
 func (m *Machine) exec(th *Thread, budget *int) bool {
 	code := th.Body.Code
 	f := th.Frame
+	sv := th.saved
 	pc := th.PC
 	n := *budget
 	for {
@@ -643,31 +847,31 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 		}
 		n--
 		in := code[pc]
+		var r int64
 		switch in.Op {
 		case ir.OpNop:
+			pc++
+			continue
 		case ir.OpMov:
-			f[in.A] = f[in.B]
+			r = f[in.B]
 		case ir.OpAdd:
 			a, b := f[in.B], f[in.C]
-			r := a + b
+			r = a + b
 			if (r > a) != (b > 0) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" + "+strconv.FormatInt(b, 10))
 			}
-			f[in.A] = r
 		case ir.OpSub:
 			a, b := f[in.B], f[in.C]
-			r := a - b
+			r = a - b
 			if (r < a) != (b > 0) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" - "+strconv.FormatInt(b, 10))
 			}
-			f[in.A] = r
 		case ir.OpMul:
 			a, b := f[in.B], f[in.C]
-			r := a * b
+			r = a * b
 			if a != 0 && (r/a != b || (a == -1 && b == math.MinInt64)) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" * "+strconv.FormatInt(b, 10))
 			}
-			f[in.A] = r
 		case ir.OpDiv, ir.OpMod:
 			a, b := f[in.B], f[in.C]
 			if b == 0 {
@@ -681,63 +885,79 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 				if in.Op == ir.OpDiv {
 					return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in "+strconv.FormatInt(a, 10)+" / -1")
 				}
-				f[in.A] = 0
+				r = 0
 			} else if in.Op == ir.OpDiv {
-				f[in.A] = a / b
+				r = a / b
 			} else {
-				f[in.A] = a % b
+				r = a % b
 			}
 		case ir.OpNeg:
 			a := f[in.B]
 			if a == math.MinInt64 {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "integer overflow in -("+strconv.FormatInt(a, 10)+")")
 			}
-			f[in.A] = -a
+			r = -a
 		case ir.OpNot:
-			f[in.A] = 1 - f[in.B]
+			r = 1 - f[in.B]
 		case ir.OpEq:
-			f[in.A] = b2i(f[in.B] == f[in.C])
+			r = b2i(f[in.B] == f[in.C])
 		case ir.OpNe:
-			f[in.A] = b2i(f[in.B] != f[in.C])
+			r = b2i(f[in.B] != f[in.C])
 		case ir.OpLt:
-			f[in.A] = b2i(f[in.B] < f[in.C])
+			r = b2i(f[in.B] < f[in.C])
 		case ir.OpLe:
-			f[in.A] = b2i(f[in.B] <= f[in.C])
+			r = b2i(f[in.B] <= f[in.C])
 		case ir.OpAddI:
-			f[in.A] = f[in.B] + int64(in.C)
+			r = f[in.B] + int64(in.C)
 		case ir.OpMulI:
-			f[in.A] = f[in.B] * int64(in.C)
+			r = f[in.B] * int64(in.C)
 		case ir.OpJmp:
 			pc = in.A
 			continue
 		case ir.OpJz:
 			if f[in.B] == 0 {
 				pc = in.A
-				continue
+			} else {
+				pc++
 			}
+			continue
 		case ir.OpJnz:
 			if f[in.B] != 0 {
 				pc = in.A
-				continue
+			} else {
+				pc++
 			}
+			continue
 		case ir.OpJge:
 			if f[in.B] >= f[in.C] {
 				pc = in.A
-				continue
+			} else {
+				pc++
 			}
+			continue
 		case ir.OpJlt:
 			if f[in.B] < f[in.C] {
 				pc = in.A
-				continue
+			} else {
+				pc++
 			}
+			continue
 		case ir.OpCheck:
 			if i := f[in.B]; i < 0 || i >= int64(in.C) {
 				return m.fail(th, pc, n, budget, StopRuntimeError, "index "+strconv.FormatInt(i, 10)+" out of range [0, "+strconv.Itoa(int(in.C))+")")
 			}
+			pc++
+			continue
 		case ir.OpLdx:
-			f[in.A] = f[int64(in.C)+f[in.B]]
+			r = f[int64(in.C)+f[in.B]]
 		case ir.OpStx:
-			f[int64(in.C)+f[in.B]] = f[in.A]
+			s := int64(in.C) + f[in.B]
+			if sv[uint64(s)>>6]&(1<<(uint64(s)&63)) == 0 {
+				m.save(th, int32(s))
+			}
+			f[s] = f[in.A]
+			pc++
+			continue
 		case ir.OpAssert:
 			if f[in.B] == 0 {
 				msg := "assertion failed"
@@ -746,16 +966,24 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 				}
 				return m.fail(th, pc, n, budget, StopAssertion, msg)
 			}
+			pc++
+			continue
 		case ir.OpAssume:
 			if f[in.B] == 0 {
 				return m.fail(th, pc, n, budget, StopAssume, "assumption does not hold")
 			}
+			pc++
+			continue
 		default:
 			// Visible instruction, ir.OpEnd or ir.OpAtomicEnd: stop here.
 			th.PC = pc
 			*budget = n
 			return false
 		}
+		if sv[uint32(in.A)>>6]&(1<<(uint32(in.A)&63)) == 0 {
+			m.save(th, in.A)
+		}
+		f[in.A] = r
 		pc++
 	}
 }

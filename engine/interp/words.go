@@ -63,7 +63,7 @@ func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
 		s = joinWords(s, "assume failed")
 	case StopRuntimeError:
 		s = joinWords(s, "runtime error: "+ev.Message)
-	case StopStepBound:
+	case StopStepBound, StopMemory:
 		s = joinWords(s, ev.Message)
 	}
 	return s

@@ -9,7 +9,10 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +54,22 @@ type Options struct {
 	MaxBugs       int   // stop once this many distinct bugs are found (0: no limit); Stopped is StoppedMaxBugs
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
 	K             int   // qpor: k of k-partial alternatives (default 1)
+	// MaxMemory bounds, in bytes, the memory the exploration may use
+	// (engine.Explore: 0 means DefaultMaxMemory(), negative no bound).
+	// Reaching it ends the exploration incomplete, with Result.Stopped
+	// StoppedMemory, never a crash. It is checked two ways: the machine
+	// refuses, before allocating it, a thread frame that would take what
+	// it holds (frames, undo log, memo) past the budget, and stops at a
+	// step whose undo log did; and the Go heap is measured about every
+	// memoryCheckInterval and after each step that saved many words
+	// (interp.Machine.BigSteps): when it is over the budget a garbage
+	// collection runs, and the exploration stops if what stays live is
+	// over seven eighths of the budget (so that a heap near the budget
+	// does not collect ever more often). The heap is the process's:
+	// explorations running side by side share one. Garbage not yet
+	// collected and memory the runtime has not yet returned to the
+	// system come on top of the budget.
+	MaxMemory int64
 
 	// OnBug, if set, is called (on the exploring goroutine) for each new
 	// bug as soon as it is found.
@@ -95,7 +114,7 @@ type Result struct {
 	Stats
 	Algorithm Algorithm
 	Complete  bool   // every execution was explored
-	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedMaxBugs, StoppedExecutionLength
+	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedMaxBugs, StoppedExecutionLength, StoppedMemory
 	Bugs      []*Bug
 
 	// Anomalies counts what the qpor design rules out and should never
@@ -124,6 +143,10 @@ const StoppedExecutionLength = "execution-length"
 // StoppedMaxBugs is Result.Stopped when Options.MaxBugs distinct bugs
 // were found and the exploration stopped there.
 const StoppedMaxBugs = "max-bugs"
+
+// StoppedMemory is Result.Stopped when the exploration reached
+// Options.MaxMemory.
+const StoppedMemory = "memory"
 
 // BugKind is the kind of a bug, as named in the JSON contract.
 type BugKind string
@@ -197,9 +220,12 @@ type TraceStep struct {
 const stopCoarse = "coarse-restart"
 
 // RestartFine ends a coarse exploration, to start again with every access
-// a step of its own (see "Coarse steps").
+// a step of its own (see "Coarse steps"), unless it is ending already for
+// another reason (the memory budget ran out in the step just made).
 func (x *Driver) RestartFine() {
-	x.StopReason = stopCoarse
+	if x.StopReason == "" {
+		x.StopReason = stopCoarse
+	}
 }
 
 // FineEvents returns evs with the accesses of every tail as steps of their
@@ -270,6 +296,9 @@ type Driver struct {
 
 	bugAt      map[string]int // bug key -> index in res.Bugs
 	lastReport time.Time
+	lastMemory time.Time         // when the heap was last measured
+	bigSteps   int               // M.BigSteps() then
+	heapSample [1]metrics.Sample // the heap's size, read there
 	StopReason string
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
 	checkTick  int
@@ -277,19 +306,36 @@ type Driver struct {
 	fineBuf    []interp.Event
 }
 
-// New returns a driver at the initial state of prog.
+// New returns a driver at the initial state of prog. If that state does
+// not fit in Options.MaxMemory, the driver has no machine and StopReason
+// is StoppedMemory: there is nothing to explore.
 func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
-	m := interp.NewMachine(prog, opts.LocalBudget)
-	return &Driver{
-		ctx: ctx, Prog: prog, Opts: opts, M: m,
-		Clk:   clocks.New(len(m.Threads), len(prog.Locations)),
+	x := &Driver{
+		ctx: ctx, Prog: prog, Opts: opts,
 		Res:   &Result{Algorithm: opts.Algorithm},
 		start: time.Now(),
 		bugAt: make(map[string]int),
 	}
+	x.heapSample[0].Name = heapMetric
+	m, err := interp.NewBoundedMachine(prog, opts.LocalBudget, max(opts.MaxMemory, 0))
+	if errors.Is(err, interp.ErrMemoryBudget) {
+		x.StopReason = StoppedMemory
+		return x
+	}
+	x.M = m
+	x.Clk = clocks.New(len(m.Threads), len(prog.Locations))
+	return x
 }
 
-// Cancelled checks the context and the time budget now and then.
+// memoryCheckInterval is how often Cancelled measures the heap against
+// Options.MaxMemory.
+const memoryCheckInterval = 10 * time.Millisecond
+
+// heapMetric is the Go heap: live objects and those not yet collected.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// Cancelled checks the context, the time budget and the memory budget now
+// and then.
 func (x *Driver) Cancelled() bool {
 	x.checkTick++
 	if x.checkTick&63 != 0 {
@@ -305,8 +351,18 @@ func (x *Driver) Cancelled() bool {
 		return true
 	default:
 	}
+	if x.Opts.MaxMemory <= 0 && x.Opts.OnProgress == nil {
+		return false
+	}
+	now := time.Now()
+	if x.Opts.MaxMemory > 0 && now.Sub(x.lastMemory) >= memoryCheckInterval {
+		x.lastMemory = now
+		if x.overMemory() {
+			x.StopReason = StoppedMemory
+			return true
+		}
+	}
 	if x.Opts.OnProgress != nil {
-		now := time.Now()
 		if now.Sub(x.lastReport) >= x.Opts.ProgressInterval {
 			x.lastReport = now
 			s := x.Stats
@@ -317,8 +373,30 @@ func (x *Driver) Cancelled() bool {
 	return false
 }
 
-// ExecutionDone counts a finished execution and checks the budget.
+// overMemory reports whether the heap is over Options.MaxMemory even
+// after a collection, by more than the slack described there.
+func (x *Driver) overMemory() bool {
+	if x.heapBytes() <= x.Opts.MaxMemory {
+		return false
+	}
+	runtime.GC()
+	return x.heapBytes() > x.Opts.MaxMemory/8*7
+}
+
+func (x *Driver) heapBytes() int64 {
+	metrics.Read(x.heapSample[:])
+	if x.heapSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0 // not measured by this runtime: only the machine's own check applies
+	}
+	return int64(x.heapSample[0].Value.Uint64())
+}
+
+// ExecutionDone counts a finished execution and checks the budget. An
+// execution cut short by the memory budget does not count.
 func (x *Driver) ExecutionDone() bool {
+	if x.StopReason == StoppedMemory {
+		return true
+	}
 	x.Stats.Executions++
 	if x.Opts.OnExecution != nil {
 		x.Opts.OnExecution(x.FineEvents(x.Evs[:x.M.Depth()]), x.M)
@@ -348,7 +426,7 @@ func (x *Driver) Finish() {
 }
 
 // ReportStop reports the bug of a step (event d) that stopped the
-// execution; a failed assume is no bug.
+// execution; a failed assume is no bug, nor is the memory budget.
 func (x *Driver) ReportStop(d int, ev *interp.Event) {
 	kind := map[interp.StopKind]BugKind{interp.StopAssertion: BugAssertion, interp.StopRuntimeError: BugRuntimeError, interp.StopStepBound: BugStepBound}[ev.Stop]
 	if kind != "" {
@@ -519,9 +597,21 @@ func (x *Driver) GrowEvents(d int) {
 
 // Step moves thread t on the machine and pushes the step on the race
 // clocks (ev is where the machine writes the step). It returns false if
-// the step stops the execution; the step is on the machine either way.
+// the step stops the execution; the step is on the machine either way. A
+// step stopped by the memory budget (interp.StopMemory) sets StopReason:
+// the exploration must take it back and end.
 func (x *Driver) Step(t int, ev *interp.Event) bool {
 	ok := x.M.Step(t, ev)
+	if !ok && ev.Stop == interp.StopMemory {
+		x.StopReason = StoppedMemory
+	} else if n := x.M.BigSteps(); n != x.bigSteps {
+		// A step that saved many words: measure the heap now rather
+		// than at the next tick of Cancelled, which may be long.
+		x.bigSteps = n
+		if x.Opts.MaxMemory > 0 && x.overMemory() {
+			x.StopReason = StoppedMemory
+		}
+	}
 	if x.Clk.Off {
 		return ok
 	}
@@ -598,9 +688,13 @@ func (x *Driver) Deadlock(d int) {
 func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driver)) *Result {
 	start := time.Now()
 	x := New(ctx, prog, opts)
-	x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
-	x.M.TailBound = opts.MaxSteps
-	explore(x)
+	if x.M == nil {
+		x.Finish() // the initial state does not fit in memory
+	} else {
+		x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+		x.M.TailBound = opts.MaxSteps
+		explore(x)
+	}
 	if x.StopReason == stopCoarse {
 		delivered := x.bugAt
 		if onBug := opts.OnBug; onBug != nil {
@@ -615,7 +709,11 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 		}
 		x = New(ctx, prog, opts)
 		x.start = start
-		explore(x)
+		if x.M == nil {
+			x.Finish()
+		} else {
+			explore(x)
+		}
 	}
 	x.Res.Stats = x.Stats
 	x.Res.Elapsed = time.Since(start)
