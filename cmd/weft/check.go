@@ -29,6 +29,7 @@ type checkFlags struct {
 	maxExecutions int64
 	maxSteps      int
 	maxBugs       int
+	maxMemory     byteSize
 	json          bool
 	quiet         bool
 	fullTrace     bool
@@ -43,6 +44,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit)")
 	fs.IntVar(&f.maxSteps, "max-steps", engine.DefaultMaxSteps, "visible steps per execution before a step-bound bug")
 	fs.IntVar(&f.maxBugs, "max-bugs", 0, "stop at the N-th distinct bug (0: find them all)")
+	fs.Var(&f.maxMemory, "max-memory", "memory budget such as 2GB (0: a quarter of the machine's memory)")
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
@@ -76,7 +78,16 @@ func (f *checkFlags) options() (engine.Options, error) {
 	case f.maxBugs < 0:
 		return engine.Options{}, errors.New("--max-bugs must not be negative (0: no limit)")
 	}
-	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs}, nil
+	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
+		MaxMemory: f.memoryBudget()}, nil
+}
+
+// memoryBudget is the --max-memory in bytes, the default filled in.
+func (f *checkFlags) memoryBudget() int64 {
+	if f.maxMemory > 0 {
+		return int64(f.maxMemory)
+	}
+	return engine.DefaultMaxMemory()
 }
 
 // exploreArgs are the flags that decide which bugs an exploration finds
@@ -157,6 +168,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "weft check:", err)
 		return exitUsage
 	}
+	// The engine measures its heap against the budget; Go's collector,
+	// told the same limit, collects harder before it is reached.
+	debug.SetMemoryLimit(opts.MaxMemory)
 	files, errs := expandArgs(pos)
 	code = exitOK
 	var outs []checkJSON

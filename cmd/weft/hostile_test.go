@@ -78,8 +78,8 @@ var hostileCases = []hostileCase{
 	{
 		name:  "200000 distinct assignments, sdpor",
 		model: func() string { return assignments(200000) },
-		args:  []string{"--algo", "sdpor"}, exits: []int{exitOK},
-		maxMB: 1500, maxDur: 120 * time.Second,
+		args:  []string{"--algo", "sdpor", "--max-steps", "300000"}, exits: []int{exitOK},
+		maxMB: 1000, maxDur: 60 * time.Second,
 	},
 	// Item 3: deep expressions (stack overflow in analysis).
 	{
@@ -126,13 +126,18 @@ var hostileCases = []hostileCase{
 	},
 	// Item 6: a total memory budget.
 	{
-		name: "100 threads with 8 MB arrays under a 1 GB budget",
-		model: func() string {
-			return "var c atomic int\nthread t[i in 0..100] {\n    var a [1048576]int\n    a[i] = 1\n    c = c + a[i]\n}\n"
-		},
-		args: []string{"--max-memory", "1GB"}, exits: []int{exitIncomplete},
+		name:  "100 threads with 8 MB arrays under a 256 MB budget",
+		model: bigArrays,
+		args:  []string{"--max-memory", "256MB"}, exits: []int{exitIncomplete},
 		stdout: []string{"the memory budget ran out"},
-		maxMB:  1400, maxDur: 60 * time.Second,
+		maxMB:  600, maxDur: 60 * time.Second,
+	},
+	{
+		name:  "100 threads with 8 MB arrays under a 1 GB budget",
+		model: bigArrays,
+		args:  []string{"--max-memory", "1GB", "--timeout", "5s"}, exits: []int{exitIncomplete},
+		stdout: []string{"INCOMPLETE"},
+		maxMB:  1500, maxDur: 60 * time.Second,
 	},
 	// Item 10: output size.
 	{
@@ -161,6 +166,10 @@ var hostileCases = []hostileCase{
 		stdout: []string{"(10 steps)", "reproduced: step-bound"},
 		maxMB:  300, maxDur: 10 * time.Second,
 	},
+}
+
+func bigArrays() string {
+	return "var c atomic int\nthread t[i in 0..100] {\n    var a [1048576]int\n    a[i] = 1\n    c = c + a[i]\n}\n"
 }
 
 func assignments(n int) string {

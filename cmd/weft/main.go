@@ -119,6 +119,8 @@ Flags:
   --max-executions N    stop after N executions (default: no limit)
   --max-steps N         visible steps per execution before a step-bound bug (default 100000)
   --max-bugs N          stop at the N-th distinct bug (default: find them all)
+  --max-memory SIZE     memory budget, e.g. 2GB (default: a quarter of the machine's memory);
+                        reaching it ends the check incomplete
   --json                print JSON: one object for one FILE, an array for several models
   --full-trace          with --json, keep every step of long traces
   --quiet               no progress and no "found:" lines on stderr

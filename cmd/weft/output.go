@@ -270,6 +270,7 @@ type checkJSON struct {
 	Algorithm     string     `json:"algorithm"`
 	K             int        `json:"k"`
 	MaxSteps      int        `json:"max_steps"`
+	MaxMemory     int64      `json:"max_memory,omitempty"`
 	Complete      bool       `json:"complete"`
 	Stopped       string     `json:"stopped,omitempty"`
 	Executions    int64      `json:"executions"`
@@ -304,7 +305,7 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 	res := c.res
 	out := checkJSON{
 		File: c.path, SourceSHA256: sourceHash(c.src), Status: c.status, ExitCode: exitCodeOf(c.status),
-		Algorithm: c.flags.algo, K: c.flags.k, MaxSteps: c.flags.maxSteps,
+		Algorithm: c.flags.algo, K: c.flags.k, MaxSteps: c.flags.maxSteps, MaxMemory: c.flags.memoryBudget(),
 		Complete: res.Complete, Stopped: res.Stopped,
 		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, Events: res.Events,
 		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
