@@ -159,8 +159,10 @@ var hostileCases = []hostileCase{
 	},
 	// Item 7: replay of a step-bound bug starts at once, with the check's bound.
 	{
-		name:   "replay of a livelock by bug number",
-		model:  func() string { return "var f int\nthread t {\n    while f == 0 {\n    }\n}\nthread u {\n    f = 0\n}\n" },
+		name: "replay of a livelock by bug number",
+		model: func() string {
+			return "var f int\nthread t {\n    while f == 0 {\n    }\n}\nthread u {\n    f = 0\n}\n"
+		},
 		args:   []string{"replay", "MODEL", "--bug", "1", "--max-steps", "10"},
 		exits:  []int{exitBug},
 		stdout: []string{"(10 steps)", "reproduced: step-bound"},
