@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +52,64 @@ func FuzzExplore(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzResourceHungry explores programs built to exhaust resources (many
+// threads, long code, big arrays, deep spawning, spinning) under a small
+// memory budget: whatever the sizes, no mode panics or runs away, and a
+// program whose declared threads' arrays alone exceed the budget ends
+// incomplete with "memory", never complete.
+func FuzzResourceHungry(f *testing.F) {
+	f.Add(uint8(100), uint16(10), uint32(1<<20), uint8(0), false)
+	f.Add(uint8(4), uint16(5000), uint32(1), uint8(0), false)
+	f.Add(uint8(2), uint16(1), uint32(1), uint8(200), false)
+	f.Add(uint8(3), uint16(2), uint32(64), uint8(3), true)
+	f.Add(uint8(64), uint16(100), uint32(4096), uint8(20), true)
+	f.Fuzz(func(t *testing.T, threads uint8, lines uint16, words uint32, depth uint8, spin bool) {
+		nt := 1 + int(threads)%100
+		nl := int(lines) % 5001
+		nw := 1 + int(words)%(1<<20)
+		nd := int(depth) % 201
+		src := hungryProgram(nt, nl, nw, nd, spin)
+		ld := lower.Load("hungry.weft", []byte(src))
+		if ld.Exec == nil {
+			t.Fatalf("the generated program does not load: %v\n%.500s", ld.Diagnostics, src)
+		}
+		const budget = 64 << 20
+		for _, algo := range engine.Algorithms {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			res, err := engine.Explore(ctx, ld.Exec, engine.Options{
+				Algorithm: algo, MaxExecutions: 3, MaxSteps: 300, MaxMemory: budget,
+			})
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", algo, err)
+			}
+			if res.Stopped == "timeout" {
+				t.Fatalf("%s: still exploring after a minute with budgets of 3 executions of 300 steps", algo)
+			}
+			if arrays := int64(nt) * int64(nw) * 8; arrays > budget && res.Stopped != engine.StoppedMemory {
+				t.Errorf("%s: %d threads × %d words exceed the %d-byte budget, yet complete=%v stopped=%q", algo, nt, nw, budget, res.Complete, res.Stopped)
+			}
+		}
+	})
+}
+
+// hungryProgram is a model of threads declared threads, each with a local
+// array of words words and lines straight-line writes, spawning a chain
+// of depth procs, and spinning on a flag no one sets if spin.
+func hungryProgram(threads, lines, words, depth int, spin bool) string {
+	var b strings.Builder
+	b.WriteString("var c atomic int\nvar m mutex\nvar x int\n")
+	b.WriteString("proc p(d int) {\n    if d > 0 {\n        spawn p(d - 1)\n    }\n    lock(m)\n    x = x + 1\n    unlock(m)\n}\n")
+	fmt.Fprintf(&b, "thread t[i in 0..%d] {\n    var a [%d]int\n    a[i %% %d] = i\n", threads, words, words)
+	for l := 0; l < lines; l++ {
+		fmt.Fprintf(&b, "    c = %d\n", l)
+	}
+	fmt.Fprintf(&b, "    spawn p(%d)\n", depth)
+	if spin {
+		b.WriteString("    while c != -1 {\n    }\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
 }
