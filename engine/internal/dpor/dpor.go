@@ -6,6 +6,7 @@
 package dpor
 
 import (
+	"weft/engine/internal/clocks"
 	"weft/engine/internal/driver"
 	"weft/engine/interp"
 	"weft/engine/ir"
@@ -13,6 +14,8 @@ import (
 
 // Run explores with DFS or SDPOR, as x.Opts.Algorithm says.
 func Run(x *driver.Driver) {
+	// DFS needs the clocks for data races only.
+	x.Clk.NoDep = x.Opts.Algorithm != driver.SDPOR
 	(&explorer{Driver: x}).run()
 }
 
@@ -283,11 +286,7 @@ func (x *explorer) enter(d int) bool {
 // pastOf is the number of steps in event d's strict dependence past (fine
 // steps: one event each).
 func (x *explorer) pastOf(d int32) int {
-	n := -1 // d itself
-	for _, c := range x.Clk.DepClock(d) {
-		n += int(c)
-	}
-	return n
+	return x.Clk.Past(d) - 1 // d itself
 }
 
 // cutAt records that thread p's step at node n (depth d) is beyond the
@@ -394,12 +393,12 @@ func (x *explorer) addBlockedRaces(depth int32) {
 // v = notdep(e).s is in the backtrack set, where s is a step of thread p
 // with dependence clock pClock that comes after the first `upto` events
 // (s is event upto itself, or a step that could not be executed).
-func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
+func (x *explorer) reverse(e, upto, p int32, pClock clocks.Clock) {
 	c := x.Clk
 	n := &x.nodes[e]
 	x.initials = x.initials[:0]
 	x.vEvents = x.vEvents[:0]
-	consider := func(tk int32, vc []int32) bool {
+	consider := func(tk int32, vc clocks.Clock) bool {
 		for _, f := range x.vEvents {
 			if c.Before(f, vc) {
 				return false // not an initial: a v-step happens before it
