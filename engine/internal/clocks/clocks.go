@@ -9,11 +9,11 @@
 // Every event keeps its two clocks, since SDPOR reads the clocks of past
 // events. Dense vectors would cost threads × events: 4 GB for a chain of
 // 8,000 spawn+join threads. Instead a clock is a persistent radix tree
-// over thread numbers (width-ary; one node up to 32 threads, two up to
-// 1,024, …) whose nodes are shared between clocks: an event's clock is
-// its base clock with the paths to the entries that changed copied (path
-// copying), so it costs O(width × log_width(threads)) words per changed
-// entry, not one word per thread. A join skips the subtrees the two clocks
+// over thread numbers (one leaf of 8, 16 or 32 entries up to 32 threads,
+// then 32-ary: two levels up to 1,024, …) whose nodes are shared between
+// clocks: an event's clock is its base clock with the paths to the
+// entries that changed copied (path copying), so it costs O(32 ×
+// log_32(threads)) words per changed entry, not one word per thread. A join skips the subtrees the two clocks
 // share and adopts the other's subtree where it dominates, so joining the
 // clock of an event that knows about many threads costs what differs,
 // not the thread count.
@@ -42,20 +42,51 @@ import (
 	"weft/engine/ir"
 )
 
-// The radix tree: a node has width words, entries of the clock in a leaf,
-// child node numbers in an inner node.
+// The radix tree. A node is its sum (the sum of the entries under it) and
+// its words: entries of the clock in a leaf, the offsets of its children
+// in an inner node. A clock of at most 32 threads is one leaf of 8, 16 or
+// 32 entries (as narrow as the threads allow: most programs have a few,
+// and each event copies a leaf); a wider one has inner nodes of 32
+// children over leaves of 32 entries.
 const (
-	shift = 5
-	width = 1 << shift
-	mask  = width - 1
+	fanShift = 5
+	fan      = 1 << fanShift // children of an inner node, entries of a leaf under one
+	fanMask  = fan - 1
+	maxLeaf  = 2 // the shape of a leaf of fan entries
 )
 
 // A Clock is a vector clock kept by Clocks: it maps a thread to the number
 // of its events that happen before (or are) the event it belongs to. It is
 // valid while that event is pushed. The zero Clock maps every thread to 0.
 type Clock struct {
-	root  int32 // node number; node 0 is all zeros at any height
-	level int32 // inner levels above the leaves: it covers threads [0, width^(level+1))
+	root int32 // the offset of its root node in the arena; 0: all zeros
+	// shape 0, 1, 2: one leaf of 8, 16, 32 entries; maxLeaf+L: L levels
+	// of inner nodes over leaves of fan entries.
+	shape int32
+}
+
+// nodeSize is the size in words of a node of a clock of the given shape
+// (its root; the nodes under it have fan words).
+func nodeSize(shape int32) int {
+	if shape < maxLeaf {
+		return 1 + 8<<shape
+	}
+	return 1 + fan
+}
+
+// shapeFor is the narrowest shape that covers n threads.
+func shapeFor(n int32) int32 {
+	switch {
+	case n <= 8:
+		return 0
+	case n <= 16:
+		return 1
+	}
+	s := int32(maxLeaf)
+	for int64(n) > int64(1)<<(fanShift*(s-maxLeaf+1)) {
+		s++
+	}
+	return s
 }
 
 // Clocks keeps, for the execution being explored, two vector clocks per
@@ -84,12 +115,11 @@ type Clocks struct {
 	lastEv []int32 // per thread: its latest event, or -1
 	baseEv []int32 // per thread: the event that spawned it, or -1
 
-	// The arena of clock nodes: node n is nodes[n*width : (n+1)*width],
-	// and sums[n] is the sum of the entries under it. Node 0 is all zeros.
+	// The arena of clock nodes, each at an offset: its sum, then its
+	// words. At offset 0, a node of zeros as wide as any.
 	nodes []int32
-	sums  []int32
-	owned int32 // nodes numbered from here belong to the event being pushed
-	level int32 // the height of new clocks: they cover every thread
+	owned int32 // nodes from this offset on belong to the event being pushed
+	shape int32 // the shape of new clocks: they cover every thread
 	nth   int32 // threads ever seen: entries of higher threads are 0 everywhere
 
 	accs     []accRec
@@ -109,7 +139,7 @@ type evRec struct {
 	prevTh  int32 // the previous event of the same thread, or -1
 	accLo   int32 // its first access record
 	spawned int32 // the thread it spawned, or -1
-	nodeLo  int32 // the arena's size before its nodes
+	nodeLo  int32 // the arena's size before its nodes (words)
 	dep     Clock
 	sync    Clock
 }
@@ -177,8 +207,7 @@ type links struct {
 // and has locations shared locations.
 func New(threads, locations int) *Clocks {
 	c := &Clocks{
-		nodes:    make([]int32, width),
-		sums:     make([]int32, 1),
+		nodes:    make([]int32, 1+fan),
 		depHead:  make([]int32, locations),
 		raceHead: make([]int32, locations),
 	}
@@ -196,21 +225,26 @@ func (c *Clocks) grow(n int) {
 		c.baseEv = append(c.baseEv, -1)
 	}
 	c.nth = int32(len(c.lastEv))
-	for int64(c.nth) > int64(1)<<(shift*(c.level+1)) {
-		c.level++
-	}
+	c.shape = max(c.shape, shapeFor(c.nth))
 }
 
 // Get is clock vc's entry for thread t.
 func (c *Clocks) Get(vc Clock, t int32) int32 {
-	if uint64(t)>>(shift*(vc.level+1)) != 0 {
+	if vc.shape < maxLeaf {
+		if uint32(t) >= 8<<vc.shape {
+			return 0
+		}
+		return c.nodes[int(vc.root)+1+int(t)]
+	}
+	l := vc.shape - maxLeaf
+	if uint64(t)>>(fanShift*(l+1)) != 0 {
 		return 0
 	}
 	n := int(vc.root)
-	for l := vc.level; l > 0; l-- {
-		n = int(c.nodes[n<<shift|int(t>>(shift*l))&mask])
+	for ; l > 0; l-- {
+		n = int(c.nodes[n+1+int(t>>(fanShift*l))&fanMask])
 	}
-	return c.nodes[n<<shift|int(t)&mask]
+	return c.nodes[n+1+int(t)&fanMask]
 }
 
 // DepClock is the dependence clock of event e (zero with NoDep).
@@ -219,7 +253,7 @@ func (c *Clocks) DepClock(e int32) Clock { return c.evs[e].dep }
 // Past is the sum of event e's dependence clock (0 with NoDep): on a fine
 // machine, the number of steps in e's dependence past, e included. It
 // takes constant time (every node keeps the sum under it).
-func (c *Clocks) Past(e int32) int { return int(c.sums[c.evs[e].dep.root]) }
+func (c *Clocks) Past(e int32) int { return int(c.nodes[c.evs[e].dep.root]) }
 
 // Before reports whether event e happens before the point whose clock is vc.
 func (c *Clocks) Before(e int32, vc Clock) bool {
@@ -240,75 +274,77 @@ func (c *Clocks) ThreadClocks(t int32) (dep, sync Clock) {
 	return c.evs[e].dep, c.evs[e].sync
 }
 
-// word is the i-th word of node n.
-func (c *Clocks) word(n int32, i int) int32 { return c.nodes[int(n)<<shift|i] }
-
-// own returns n if it belongs to the event being pushed, else a copy of it
-// that does.
-func (c *Clocks) own(n int32) int32 {
+// own returns n (a node of size words) if it belongs to the event being
+// pushed, else a copy of it that does.
+func (c *Clocks) own(n int32, size int) int32 {
 	if n >= c.owned {
 		return n
 	}
-	m := int32(len(c.sums))
-	if len(c.sums) == cap(c.sums) {
+	m := int32(len(c.nodes))
+	if len(c.nodes)+size > cap(c.nodes) {
 		// Double, rather than append's quarter for large slices: the
 		// arena is the largest thing here, and every growth copies it.
-		c.nodes = slices.Grow(c.nodes, len(c.nodes))
-		c.sums = slices.Grow(c.sums, len(c.sums))
+		c.nodes = slices.Grow(c.nodes, len(c.nodes)+size)
 	}
-	c.nodes = append(c.nodes, c.nodes[int(n)<<shift:int(n+1)<<shift]...)
-	c.sums = append(c.sums, c.sums[n])
+	c.nodes = append(c.nodes, c.nodes[n:int(n)+size]...)
 	return m
 }
 
-// lift returns vc at height level (≥ vc's).
-func (c *Clocks) lift(vc Clock, level int32) Clock {
-	for vc.level < level {
-		if vc.root == 0 {
-			return Clock{0, level}
-		}
-		n := c.own(0)
-		c.nodes[int(n)<<shift] = vc.root
-		c.sums[n] = c.sums[vc.root]
-		vc = Clock{n, vc.level + 1}
+// lift returns vc with the given shape (≥ vc's).
+func (c *Clocks) lift(vc Clock, shape int32) Clock {
+	if vc.root == 0 {
+		return Clock{0, shape}
+	}
+	if leaf := min(shape, maxLeaf); vc.shape < leaf {
+		// A wider leaf: the entries, then zeros.
+		n := c.own(0, nodeSize(leaf))
+		copy(c.nodes[n:], c.nodes[vc.root:int(vc.root)+nodeSize(vc.shape)])
+		vc = Clock{n, leaf}
+	}
+	for vc.shape < shape {
+		n := c.own(0, 1+fan)
+		c.nodes[n] = c.nodes[vc.root]
+		c.nodes[n+1] = vc.root
+		vc = Clock{n, vc.shape + 1}
 	}
 	return vc
 }
 
 // join makes dst (a clock of the event being pushed) the join of dst and
-// src (no higher than dst).
+// src (of no wider shape).
 func (c *Clocks) join(dst *Clock, src Clock) {
 	if src.root != 0 && src.root != dst.root {
-		dst.root = c.joinAt(dst.root, dst.level, src)
+		dst.root = c.joinAt(dst.root, dst.shape, src)
 	}
 }
 
-func (c *Clocks) joinAt(dst, level int32, src Clock) int32 {
-	if level == src.level {
-		return c.joinNode(dst, src.root, level, 0)
+func (c *Clocks) joinAt(dst, shape int32, src Clock) int32 {
+	if shape <= maxLeaf || shape == src.shape {
+		return c.joinNode(dst, src.root, shape, src.shape, 0)
 	}
 	// src covers the threads under dst's first child.
-	ch := c.word(dst, 0)
-	was := c.sums[ch]
-	r := c.joinAt(ch, level-1, src)
+	ch := c.nodes[dst+1]
+	was := c.nodes[ch]
+	r := c.joinAt(ch, shape-1, src)
 	c.relink(&dst, 0, r, ch, was)
 	return dst
 }
 
-// joinNode returns a node for the entrywise maximum of nodes dst and src
-// at height level, covering the threads from base: dst (updated in place
-// if it is owned), src, or a copy of dst.
-func (c *Clocks) joinNode(dst, src, level, base int32) int32 {
+// joinNode returns a node for the entrywise maximum of node dst (of the
+// given shape) and node src (of shape sshape: the same, or a narrower
+// leaf), covering the threads from base: dst (updated in place if it is
+// owned), src, or a copy of dst.
+func (c *Clocks) joinNode(dst, src, shape, sshape, base int32) int32 {
 	if src == dst || src == 0 {
 		return dst
 	}
-	if dst == 0 {
+	if dst == 0 && sshape == shape {
 		return src
 	}
-	if level == 0 {
-		n := int(min(width, c.nth-base))
-		d := c.nodes[int(dst)<<shift:][:n]
-		s := c.nodes[int(src)<<shift:][:n]
+	if shape <= maxLeaf {
+		n := int(min(int32(nodeSize(sshape)-1), c.nth-base))
+		d := c.nodes[dst+1:][:n]
+		s := c.nodes[src+1:][:n]
 		i := 0
 		for i < n && s[i] <= d[i] {
 			i++
@@ -316,15 +352,17 @@ func (c *Clocks) joinNode(dst, src, level, base int32) int32 {
 		if i == n {
 			return dst // dst dominates
 		}
-		j := 0
-		for j < n && d[j] <= s[j] {
-			j++
+		if sshape == shape {
+			j := 0
+			for j < n && d[j] <= s[j] {
+				j++
+			}
+			if j == n {
+				return src // src dominates
+			}
 		}
-		if j == n {
-			return src // src dominates
-		}
-		dst = c.own(dst)
-		d = c.nodes[int(dst)<<shift:][:n]
+		dst = c.own(dst, nodeSize(shape))
+		d = c.nodes[dst+1:][:n]
 		var delta int32
 		for ; i < n; i++ {
 			if s[i] > d[i] {
@@ -332,16 +370,16 @@ func (c *Clocks) joinNode(dst, src, level, base int32) int32 {
 				d[i] = s[i]
 			}
 		}
-		c.sums[dst] += delta
+		c.nodes[dst] += delta
 		return dst
 	}
-	span := int64(1) << (shift * level)
-	n := int(min(width, (int64(c.nth-base)+span-1)/span))
+	span := int64(1) << (fanShift * (shape - maxLeaf))
+	n := int(min(fan, (int64(c.nth-base)+span-1)/span))
 	allSrc := true
 	for i := 0; i < n; i++ {
-		dc, sc := c.word(dst, i), c.word(src, i)
-		was := c.sums[dc]
-		r := c.joinNode(dc, sc, level-1, base+int32(int64(i)*span))
+		dc, sc := c.nodes[int(dst)+1+i], c.nodes[int(src)+1+i]
+		was := c.nodes[dc]
+		r := c.joinNode(dc, sc, shape-1, shape-1, base+int32(int64(i)*span))
 		c.relink(&dst, i, r, dc, was)
 		if r != sc {
 			allSrc = false
@@ -356,23 +394,25 @@ func (c *Clocks) joinNode(dst, src, level, base int32) int32 {
 // raise makes vc's entry for thread t at least v (vc is a clock of the
 // event being pushed, covering t).
 func (c *Clocks) raise(vc *Clock, t, v int32) {
-	vc.root = c.raiseAt(vc.root, vc.level, t, v)
+	vc.root = c.raiseAt(vc.root, vc.shape, t, v)
 }
 
-func (c *Clocks) raiseAt(n, level, t, v int32) int32 {
-	i := int(t>>(shift*level)) & mask
-	old := c.word(n, i)
-	if level == 0 {
+func (c *Clocks) raiseAt(n, shape, t, v int32) int32 {
+	if shape <= maxLeaf {
+		old := c.nodes[int(n)+1+int(t)]
 		if old >= v {
 			return n
 		}
-		n = c.own(n)
-		c.nodes[int(n)<<shift|i] = v
-		c.sums[n] += v - old
+		n = c.own(n, nodeSize(shape))
+		c.nodes[int(n)+1+int(t)] = v
+		c.nodes[n] += v - old
 		return n
 	}
-	was := c.sums[old]
-	r := c.raiseAt(old, level-1, t, v)
+	l := shape - maxLeaf
+	i := int(t>>(fanShift*l)) & fanMask
+	old := c.nodes[int(n)+1+i]
+	was := c.nodes[old]
+	r := c.raiseAt(old, shape-1, t&(1<<(fanShift*l)-1), v)
 	c.relink(&n, i, r, old, was)
 	return n
 }
@@ -381,12 +421,12 @@ func (c *Clocks) raiseAt(n, level, t, v int32) int32 {
 // was: a new node, or old itself updated in place (it was owned, so *n is
 // too, and only the sum changes).
 func (c *Clocks) relink(n *int32, i int, r, old, was int32) {
-	if r == old && c.sums[r] == was {
+	if r == old && c.nodes[r] == was {
 		return
 	}
-	*n = c.own(*n)
-	c.nodes[int(*n)<<shift|i] = r
-	c.sums[*n] += c.sums[r] - was
+	*n = c.own(*n, 1+fan)
+	c.nodes[int(*n)+1+i] = r
+	c.nodes[*n] += c.nodes[r] - was
 }
 
 // Push records event ev (just executed, with index d == the number of
@@ -401,7 +441,7 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 	c.grow(numThreads)
 	d := int32(len(c.evs))
 	t := ev.Thread
-	c.owned = int32(len(c.sums))
+	c.owned = int32(len(c.nodes))
 	c.evs = append(c.evs, evRec{
 		thread: t, index: ev.Index, steps: int32(ev.Steps()), prevTh: c.lastEv[t],
 		accLo: int32(len(c.accs)), spawned: -1, nodeLo: c.owned,
@@ -416,11 +456,11 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 	// dependences of accesses; while the two are equal they share their
 	// nodes (a thread that only spawns, joins and locks keeps one clock).
 	baseDep, baseSync := c.ThreadClocks(t)
-	sync := c.lift(baseSync, c.level)
+	sync := c.lift(baseSync, c.shape)
 	var dep Clock
 	shared := !c.NoDep && baseDep == baseSync
 	if !c.NoDep && !shared {
-		dep = c.lift(baseDep, c.level)
+		dep = c.lift(baseDep, c.shape)
 	}
 	fe := int32(-1) // the event whose clocks a lock or join joins
 	switch kind {
@@ -440,7 +480,7 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		from := &c.evs[fe]
 		if shared && from.dep != from.sync {
 			shared = false
-			dep = c.lift(baseDep, c.level)
+			dep = c.lift(baseDep, c.shape)
 		}
 		c.join(&sync, from.sync)
 		if !c.NoDep && !shared {
@@ -460,7 +500,7 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 	if !c.NoDep {
 		if shared {
 			dep = sync
-			c.owned = int32(len(c.sums)) // sync's nodes are dep's too: copy on write
+			c.owned = int32(len(c.nodes)) // sync's nodes are dep's too: copy on write
 		} else {
 			c.raise(&dep, t, ev.Index+1)
 		}
@@ -606,8 +646,7 @@ func (c *Clocks) Pop() {
 	if e.spawned >= 0 {
 		c.baseEv[e.spawned] = -1
 	}
-	c.nodes = c.nodes[:int(e.nodeLo)<<shift]
-	c.sums = c.sums[:e.nodeLo]
+	c.nodes = c.nodes[:e.nodeLo]
 	c.evs = c.evs[:d]
 }
 

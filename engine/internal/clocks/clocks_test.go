@@ -389,9 +389,14 @@ func TestAgainstDense(t *testing.T) {
 		{"many-threads", 30, false, false, 150, 400, 20},
 		{"spawn-heavy", 1, false, false, 500, 300, 10},
 		{"spawn-heavy-coarse", 1, true, false, 500, 300, 10},
+		{"beyond-1024-threads", 1000, false, false, 400, 150, 10},
 	}
 	for _, tc := range tests {
-		for seed := int64(0); seed < 20; seed++ {
+		seeds := int64(20)
+		if tc.threads > 100 {
+			seeds = 4
+		}
+		for seed := int64(0); seed < seeds; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
 				checkAgainstDense(t, seed, tc.threads, tc.coarse, tc.noDep, tc.spawnP, tc.steps, tc.popP)
 			})
@@ -478,6 +483,9 @@ func checkAgainstDense(t *testing.T, seed int64, threads int, coarse, noDep bool
 			}
 		}
 		for u := int32(0); u < int32(nth); u++ {
+			if nth > 40 && g.rng.Intn(nth) >= 40 {
+				continue // a sample
+			}
 			dep, sync := c.ThreadClocks(u)
 			b := ref.base(u)
 			for v := int32(0); v < int32(nth); v++ {
