@@ -228,6 +228,12 @@ func (x *explorer) enter(d int) bool {
 	}
 	first := int32(-1)
 	anyEnabled, anyCut := false, false
+	if x.live.first >= 0 {
+		n.enabled.cover(int(x.live.first), int(x.live.last))
+		if x.Opts.Algorithm == driver.DFS {
+			n.backtrack.cover(int(x.live.first), int(x.live.last))
+		}
+	}
 	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
 		t := int(lt)
 		if !x.M.Enabled(t) {
@@ -237,10 +243,10 @@ func (x *explorer) enter(d int) bool {
 			anyCut = true
 			continue
 		}
-		n.enabled.add(t)
+		n.enabled.set(t)
 		anyEnabled = true
 		if x.Opts.Algorithm == driver.DFS {
-			n.backtrack.add(t)
+			n.backtrack.set(t)
 			continue
 		}
 		if !n.sleepSet.has(t) && first < 0 {

@@ -32,9 +32,21 @@ func TestTset(t *testing.T) {
 					case r < 70:
 						s.remove(x)
 						delete(want, x)
-					case r < 75:
+					case r < 73:
 						s.clear()
 						clear(want)
+					case r < 75:
+						// As enter fills a node's enabled set.
+						lo := rng.Intn(spread)
+						hi := lo + rng.Intn(spread-lo)
+						s.clear()
+						s.cover(lo, hi)
+						clear(want)
+						for k := rng.Intn(5); k > 0; k-- {
+							y := lo + rng.Intn(hi-lo+1)
+							s.set(y)
+							want[y] = true
+						}
 					case r < 85:
 						o.add(x)
 						other[x] = true

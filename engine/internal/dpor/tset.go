@@ -57,6 +57,20 @@ func (s *tset) addOutside(t int) {
 	s.w[i-s.lo] |= 1 << (uint(t) & 63)
 }
 
+// cover makes the window of s, which is empty, span threads lo to hi.
+func (s *tset) cover(lo, hi int) {
+	s.lo = lo >> 6
+	s.w = s.w[:0]
+	for range hi>>6 - s.lo + 1 {
+		s.w = append(s.w, 0)
+	}
+}
+
+// set adds t, which is in the window.
+func (s *tset) set(t int) {
+	s.w[t>>6-s.lo] |= 1 << (uint(t) & 63)
+}
+
 func (s *tset) remove(t int) {
 	if i := uint(t>>6 - s.lo); i < uint(len(s.w)) {
 		s.w[i] &^= 1 << (uint(t) & 63)
