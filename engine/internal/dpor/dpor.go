@@ -6,6 +6,7 @@
 package dpor
 
 import (
+	"weft/engine/internal/clocks"
 	"weft/engine/internal/driver"
 	"weft/engine/interp"
 	"weft/engine/ir"
@@ -13,6 +14,8 @@ import (
 
 // Run explores with DFS or SDPOR, as x.Opts.Algorithm says.
 func Run(x *driver.Driver) {
+	// DFS needs the clocks for data races only.
+	x.Clk.NoDep = x.Opts.Algorithm != driver.SDPOR
 	(&explorer{Driver: x}).run()
 }
 
@@ -25,6 +28,7 @@ type explorer struct {
 	initials    []int32
 	fpScratch   []ir.Access
 	vEvents     []int32
+	live        liveThreads // the threads not finished at the current node
 }
 
 type sleeper struct {
@@ -64,6 +68,7 @@ func (x *explorer) node(d int) *node {
 // machine and the clocks always stand at the current node.
 func (x *explorer) run() {
 	sdpor := x.Opts.Algorithm == driver.SDPOR
+	x.live.reset(len(x.M.Threads), func(t int) bool { return x.M.Threads[t].Status != interp.Finished })
 	stop := x.enter(0)
 	d := 0
 	if stop {
@@ -89,7 +94,7 @@ func (x *explorer) run() {
 		n.chosen = p
 		n.done.add(int(p))
 		ev := &x.Evs[d]
-		ok := x.Step(int(p), ev)
+		ok := x.step(int(p), ev)
 		x.Stats.Events += int64(ev.Steps())
 		if sdpor && x.M.StepCount()+interp.MaxTail >= x.Opts.MaxSteps {
 			if x.M.Coarse {
@@ -101,7 +106,7 @@ func (x *explorer) run() {
 				// count as if it ran: another order may bring it within.
 				x.addRaces(int32(d), ev)
 				x.ReportStepBound(d + 1)
-				x.Undo()
+				x.undo()
 				x.cutAt(n, p, d)
 				continue
 			}
@@ -148,13 +153,34 @@ func (x *explorer) run() {
 	}
 }
 
+// step moves thread t (see driver.Step) and keeps the live threads.
+func (x *explorer) step(t int, ev *interp.Event) bool {
+	n := len(x.M.Threads)
+	ok := x.Step(t, ev)
+	added, removed := int32(-1), int32(-1)
+	if len(x.M.Threads) > n && x.M.Threads[n].Status != interp.Finished {
+		added = int32(n)
+	}
+	if x.M.Threads[t].Status == interp.Finished {
+		removed = int32(t)
+	}
+	x.live.stepped(added, removed)
+	return ok
+}
+
+// undo takes the last step back.
+func (x *explorer) undo() {
+	x.live.undo()
+	x.Undo()
+}
+
 // exploreOthers adds every enabled thread that is not asleep at n (the
 // current node) to its backtrack set: for a step that ends the execution
 // early, every other thread's step is dependent with it.
 func (x *explorer) exploreOthers(n *node) {
-	for t := range x.M.Threads {
-		if !n.sleepSet.has(t) && !n.cut.has(t) && x.M.Enabled(t) {
-			n.backtrack.add(t)
+	for t := x.live.first; t >= 0; t = x.live.next[t] {
+		if !n.sleepSet.has(int(t)) && !n.cut.has(int(t)) && x.M.Enabled(int(t)) {
+			n.backtrack.add(int(t))
 		}
 	}
 }
@@ -162,7 +188,7 @@ func (x *explorer) exploreOthers(n *node) {
 // retreat undoes the step taken from node d and, for SDPOR, puts the
 // thread that took it to sleep at d.
 func (x *explorer) retreat(d int) {
-	x.Undo()
+	x.undo()
 	if x.Opts.Algorithm == driver.SDPOR {
 		n := &x.nodes[d]
 		n.sleepSet.add(int(n.chosen))
@@ -175,19 +201,15 @@ func (x *explorer) retreat(d int) {
 func (x *explorer) enter(d int) bool {
 	n := x.node(d)
 	nt := len(x.M.Threads)
-	n.enabled.reset(nt)
-	n.backtrack.reset(nt)
-	n.done.reset(nt)
-	n.sleepSet.reset(nt)
-	n.cut.reset(nt)
+	n.enabled.clear()
+	n.backtrack.clear()
+	n.done.clear()
+	n.sleepSet.clear()
+	n.cut.clear()
 	n.sleep = n.sleep[:0]
 	if d > 0 {
 		// A cut thread stays cut: its next step's past only grows.
-		for w, bits := range x.nodes[d-1].cut.w {
-			if w < len(n.cut.w) {
-				n.cut.w[w] = bits
-			}
-		}
+		n.cut.copyFrom(&x.nodes[d-1].cut)
 	}
 	if d > 0 && x.Opts.Algorithm == driver.SDPOR {
 		parent := &x.nodes[d-1]
@@ -206,7 +228,14 @@ func (x *explorer) enter(d int) bool {
 	}
 	first := int32(-1)
 	anyEnabled, anyCut := false, false
-	for t := 0; t < nt; t++ {
+	if x.live.first >= 0 {
+		n.enabled.cover(int(x.live.first), int(x.live.last))
+		if x.Opts.Algorithm == driver.DFS {
+			n.backtrack.cover(int(x.live.first), int(x.live.last))
+		}
+	}
+	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
+		t := int(lt)
 		if !x.M.Enabled(t) {
 			continue
 		}
@@ -214,10 +243,10 @@ func (x *explorer) enter(d int) bool {
 			anyCut = true
 			continue
 		}
-		n.enabled.add(t)
+		n.enabled.set(t)
 		anyEnabled = true
 		if x.Opts.Algorithm == driver.DFS {
-			n.backtrack.add(t)
+			n.backtrack.set(t)
 			continue
 		}
 		if !n.sleepSet.has(t) && first < 0 {
@@ -283,11 +312,7 @@ func (x *explorer) enter(d int) bool {
 // pastOf is the number of steps in event d's strict dependence past (fine
 // steps: one event each).
 func (x *explorer) pastOf(d int32) int {
-	n := -1 // d itself
-	for _, c := range x.Clk.DepClock(d) {
-		n += int(c)
-	}
-	return n
+	return x.Clk.Past(d) - 1 // d itself
 }
 
 // cutAt records that thread p's step at node n (depth d) is beyond the
@@ -298,14 +323,14 @@ func (x *explorer) cutAt(n *node, p int32, d int) {
 	if x.pick(n) >= 0 {
 		return
 	}
-	for t := range x.M.Threads {
-		if n.enabled.has(t) && !n.sleepSet.has(t) && !n.done.has(t) {
+	for t := n.enabled.next(0); t >= 0; t = n.enabled.next(t + 1) {
+		if !n.sleepSet.has(t) && !n.done.has(t) {
 			n.backtrack.add(t)
 			return
 		}
 	}
-	for t := range x.M.Threads {
-		if n.done.has(t) && !n.cut.has(t) {
+	for t := n.done.next(0); t >= 0; t = n.done.next(t + 1) {
+		if !n.cut.has(t) {
 			return // the node's executions were explored through t
 		}
 	}
@@ -327,7 +352,8 @@ func (x *explorer) cutEnd(d int) {
 
 // pick returns the next thread to explore from n, or -1.
 func (x *explorer) pick(n *node) int32 {
-	for w, bits := range n.backtrack.w {
+	for j, bits := range n.backtrack.w {
+		w := n.backtrack.lo + j
 		bits &= n.enabled.wordAt(w)
 		bits &^= n.done.wordAt(w) | n.sleepSet.wordAt(w)
 		if bits != 0 {
@@ -378,7 +404,8 @@ func (x *explorer) addRaces(d int32, ev *interp.Event) {
 // into the order that lets the blocked thread go first.
 func (x *explorer) addBlockedRaces(depth int32) {
 	c := x.Clk
-	for t := range x.M.Threads {
+	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
+		t := int(lt)
 		kind, loc := x.M.Peek(t)
 		if kind != ir.EvLock || x.M.Enabled(t) || loc < 0 {
 			continue
@@ -394,12 +421,12 @@ func (x *explorer) addBlockedRaces(depth int32) {
 // v = notdep(e).s is in the backtrack set, where s is a step of thread p
 // with dependence clock pClock that comes after the first `upto` events
 // (s is event upto itself, or a step that could not be executed).
-func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
+func (x *explorer) reverse(e, upto, p int32, pClock clocks.Clock) {
 	c := x.Clk
 	n := &x.nodes[e]
 	x.initials = x.initials[:0]
 	x.vEvents = x.vEvents[:0]
-	consider := func(tk int32, vc []int32) bool {
+	consider := func(tk int32, vc clocks.Clock) bool {
 		for _, f := range x.vEvents {
 			if c.Before(f, vc) {
 				return false // not an initial: a v-step happens before it
@@ -438,9 +465,7 @@ func (x *explorer) reverse(e, upto, p int32, pClock []int32) {
 	// section is not in v): fall back to exploring every thread there.
 	// (Not seen on 1,500 random programs; kept so that a gap in that
 	// reasoning costs redundant work, never a missed execution.)
-	for w := range n.enabled.w {
-		n.backtrack.w[w] |= n.enabled.w[w]
-	}
+	n.backtrack.union(&n.enabled)
 }
 
 func containsInt32(s []int32, v int32) bool {
@@ -450,51 +475,4 @@ func containsInt32(s []int32, v int32) bool {
 		}
 	}
 	return false
-}
-
-// tset is a set of thread indices.
-type tset struct{ w []uint64 }
-
-func (s *tset) reset(n int) {
-	words := (n + 63) / 64
-	if cap(s.w) < words {
-		s.w = make([]uint64, words)
-	}
-	s.w = s.w[:words]
-	for i := range s.w {
-		s.w[i] = 0
-	}
-}
-
-func (s *tset) add(t int) {
-	for t/64 >= len(s.w) {
-		s.w = append(s.w, 0)
-	}
-	s.w[t/64] |= 1 << (t % 64)
-}
-
-func (s *tset) remove(t int) {
-	if w := t / 64; w < len(s.w) {
-		s.w[w] &^= 1 << (t % 64)
-	}
-}
-
-func (s *tset) empty() bool {
-	for _, w := range s.w {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *tset) has(t int) bool {
-	return t/64 < len(s.w) && s.w[t/64]&(1<<(t%64)) != 0
-}
-
-func (s *tset) wordAt(i int) uint64 {
-	if i < len(s.w) {
-		return s.w[i]
-	}
-	return 0
 }
