@@ -117,6 +117,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				return false
 			}
 			a.stamp = stamp
+			q.effort.considered++
 			q.deadD = false
 			if q.c.contains(a) {
 				q.deadAt, q.deadD = a.cpos+1, true
@@ -214,6 +215,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				// bucket takes its place.)
 				for j := cl.from(from); j < int(cl.hi-cl.lo); {
 					b := cl.buf[int(cl.lo)+j]
+					q.effort.buckets++
 					if scan(b, l, w, dw) {
 						return true
 					}

@@ -44,6 +44,7 @@ type qexplorer struct {
 	hidden   [][]hiddenCand       // per size of C: spike candidates out of their lists until C is smaller
 	deadAt   int32                // set by deltaC: the size of C below which a rejected event may fit again
 	deadD    bool                 // set with deadAt: it may come from an event of D or of C in the candidate's past (see outlive)
+	effort   effort
 	pruneAt  int
 	pruneMin int
 	stamp    int32
@@ -52,7 +53,12 @@ type qexplorer struct {
 
 // Run explores with the unfolding: qpor with k-partial alternatives
 // (x.Opts.K) or optimal, as x.Opts.Algorithm says.
-func Run(x *driver.Driver) {
+func Run(x *driver.Driver) { runExplorer(x, qporPruneMin) }
+
+// runExplorer is Run, U never pruned below pruneMin events (unless
+// Options.PruneAlways); it returns the explorer, for the tests to read
+// its effort.
+func runExplorer(x *driver.Driver, pruneMin int) *qexplorer {
 	q := &qexplorer{x: x}
 	// Only data races need clocks here, and none can happen if every
 	// location is a mutex or atomic.
@@ -86,14 +92,26 @@ func Run(x *driver.Driver) {
 			q.c.addPos(int32(t), nil, a)
 		}
 	}
-	q.pruneMin = qporPruneMin
+	q.pruneMin = pruneMin
 	if x.Opts.PruneAlways {
 		q.pruneMin = 0
 	}
 	q.pruneAt = q.pruneMin
 	q.explore(nil, false)
 	x.Finish()
+	return q
 }
+
+// effort counts the steps of the parts of the exploration that once made
+// spin loops quadratic: the spike candidates alt looks at, the candidate
+// buckets it walks, the histories enumerate builds and the entries of C
+// latestDeps passes. The tests check that they grow linearly with the
+// length of a spin.
+type effort struct {
+	considered, buckets, histories, deps int64
+}
+
+func (f effort) total() int64 { return f.considered + f.buckets + f.histories + f.deps }
 
 func (q *qexplorer) uidFn(mi int) int32 { return q.uidOf[mi] }
 

@@ -120,6 +120,7 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 		// Past a read, the reads of its thread just before it are below
 		// it; t's own entries are passed over a run at a time.
 		for i := len(s) - 1; i >= 0; i = int(q.c.runs[l][i].jump) {
+			q.effort.deps++
 			f := s[i]
 			if f.thread == t {
 				if i = int(q.c.runs[l][i].other); i < 0 {
@@ -343,11 +344,11 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	// At the end of t's events in C', the history holding every
 	// candidate is that of t's event in en(C') (see enabledAfter).
 	atEnd := p == q.c.tmax[t]
-	emitted, refused := 0, q.refused
+	histories, refused := q.effort.histories, q.refused
 	var rec func(i, depth int, tm []*uevent)
 	rec = func(i, depth int, tm []*uevent) {
 		if i == len(cand) {
-			emitted++
+			q.effort.histories++
 			f := q.emit(t, p, sp, a, gen, tm)
 			if atEnd && f != nil {
 				all := true
@@ -382,7 +383,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	}
 	rec(0, 0, base)
 	q.genBuf = gen[:0]
-	if emitted >= memoMin && q.refused == refused {
+	if q.effort.histories-histories >= memoMin && q.refused == refused {
 		q.remember(enumKey{t, p, sp, e})
 	}
 }
