@@ -16,11 +16,26 @@ func (q *qexplorer) conflictInC(f, a *uevent) *uevent {
 		s := c.locs[l]
 		// Past a read g, the reads of g's thread just before it can be
 		// skipped: they are f's own, or only reads like f, or below g.
-		for i := len(s) - 1; i >= 0; i = int(c.jump[l][i]) {
+		for i := len(s) - 1; i >= 0; i = int(c.runs[l][i].jump) {
 			g := s[i]
 			_, gw := g.access(l)
 			if g.thread != f.thread && (w || gw) && !leq(g, a) {
-				bad = g
+				// g ends a run of its thread's reads (or is a write,
+				// a run of one): those of the run in [a] are a prefix
+				// of it, and the first one that is not conflicts with f
+				// too, from an earlier position in C. (A spin loop's
+				// reads make long runs: the earliest conflict keeps a
+				// candidate out of its bucket for longer.)
+				lo, hi := int(c.runs[l][i].jump)+1, i
+				for lo < hi {
+					mid := (lo + hi) / 2
+					if leq(s[mid], a) {
+						lo = mid + 1
+					} else {
+						hi = mid
+					}
+				}
+				bad = s[lo]
 				return true
 			}
 			if gw {
@@ -102,8 +117,10 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				return false
 			}
 			a.stamp = stamp
+			q.effort.considered++
+			q.deadD = false
 			if q.c.contains(a) {
-				q.deadAt = a.cpos + 1
+				q.deadAt, q.deadD = a.cpos+1, true
 				return true
 			}
 			if a == d || (a.thread != d.thread && !udep(a, d)) {
@@ -114,7 +131,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			if int(a.thread) < len(q.c.tmax) {
 				cm := q.c.tmax[a.thread]
 				if b := ancestorAt(a, firstIdxAfter(cm)); b != nil && b.pred == cm && b.inD > 0 {
-					q.deadAt = int32(len(q.c.events))
+					q.deadAt = q.inDUntil(b)
 					return true
 				}
 			}
@@ -124,7 +141,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			for _, f := range delta {
 				if f.inD > 0 {
-					q.deadAt = int32(len(q.c.events))
+					q.deadAt = q.inDUntil(f)
 					return true
 				}
 			}
@@ -194,9 +211,16 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 						}
 					}
 				}
-				for _, b := range cl.buckets {
-					if b.idx >= from && scan(b, l, w, dw) {
+				// (scan may take b out of the list: then the next
+				// bucket takes its place.)
+				for j := cl.from(from); j < int(cl.hi-cl.lo); {
+					b := cl.buf[int(cl.lo)+j]
+					q.effort.buckets++
+					if scan(b, l, w, dw) {
 						return true
+					}
+					if j < int(cl.hi-cl.lo) && cl.buf[int(cl.lo)+j] == b {
+						j++
 					}
 				}
 			}
@@ -220,20 +244,26 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 // hide takes the j-th candidate of b out of it until C is shorter than
 // q.deadAt (see qexplorer.hidden).
 func (q *qexplorer) hide(b *candBucket, j int) {
-	a := b.removeAt(j)
-	b.nhidden++
+	a := b.hideAt(j)
+	if q.deadD {
+		q.deadAt = q.outlive(a, q.deadAt)
+	}
 	for int(q.deadAt) >= len(q.hidden) {
 		q.hidden = append(q.hidden, nil)
 	}
 	q.hidden[q.deadAt] = append(q.hidden[q.deadAt], hiddenCand{b, a})
 }
 
-// deltaC returns [a] \ C if [a] ∪ C is a configuration. If not, it sets
-// q.deadAt to 1 + the position in C of the earliest event of C that a is
-// found to conflict with: a stays incompatible until C loses it. Every
-// thread of [a] is checked for that, not just up to the first conflict, so
-// that a rejected candidate is not taken up again too early (on MPAT(6)
-// this halves the calls).
+// deltaC returns [a] \ C if [a] ∪ C is a configuration and [a] \ C
+// holds no event of D it looks at. If not, it sets q.deadAt to the size
+// C must shrink below for that to change: 1 + the position in C of the
+// earliest event of C that a is found to conflict with (a stays
+// incompatible until C loses it), or less for an event of D in [a] (see
+// inDUntil). Every thread of [a] is checked for that, not just up to the
+// first reason, so that a rejected candidate is not taken up again too
+// early (on MPAT(6) this halves the calls; a spin loop makes candidates
+// that part from C in one thread at an event C changes at every level,
+// and are above an event of D in another).
 func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 	c := &q.c
 	var dead int32 = -1
@@ -258,9 +288,10 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 			note(w2.cpos + 1)
 		}
 	}
+	ownDone := dead >= 0
 	delta := q.deltaBuf[:0]
 	for ui, x := range a.tmax {
-		if x == nil || (int32(ui) == a.thread && dead >= 0) {
+		if x == nil || (int32(ui) == a.thread && ownDone) {
 			continue
 		}
 		var cm *uevent
@@ -278,14 +309,16 @@ func (q *qexplorer) deltaC(a *uevent) ([]*uevent, bool) {
 			continue
 		}
 		if b := ancestorAt(x, firstIdxAfter(cm)); b.inD > 0 {
-			// a is above an event of D (for as long as D holds it: the
-			// current call's subtree). Checked before the walk below: a
-			// thread spinning past D's event makes long walks.
-			q.deadAt = int32(len(c.events))
-			return nil, false
+			// a is above an event of D (for as long as D holds it).
+			// Checked before the walk below: a thread spinning past D's
+			// event makes long walks.
+			note(q.inDUntil(b))
+			continue
 		}
-		for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
-			delta = append(delta, y)
+		if dead < 0 {
+			for y := x; y != nil && (cm == nil || y.idx > cm.idx); y = y.pred {
+				delta = append(delta, y)
+			}
 		}
 	}
 	q.deltaBuf = delta
@@ -340,7 +373,10 @@ func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
 
 // parting returns 1 + the position in C of the first event of x's thread
 // in C that is not an ancestor of x (C's event at index hi is not): as
-// long as C holds it, x is incompatible with C.
+// long as C holds it, x is incompatible with C. If x's own event at that
+// index is in D, it returns the size of C it waits for (inDUntil) if
+// that is smaller: a thread that spins makes candidates that part from C
+// at a read that D holds.
 func (q *qexplorer) parting(x *uevent, hi int32) int32 {
 	ch := q.c.chain[x.thread]
 	lo := int32(0)
@@ -352,7 +388,11 @@ func (q *qexplorer) parting(x *uevent, hi int32) int32 {
 			lo = mid + 1
 		}
 	}
-	return ch[hi].cpos + 1
+	dead := ch[hi].cpos + 1
+	if b := ancestorAt(x, hi); b.inD > 0 {
+		dead = min(dead, q.inDUntil(b))
+	}
+	return dead
 }
 
 // deltaCompat reports whether C ∪ X ∪ Y is a configuration, given that
@@ -372,4 +412,49 @@ func deltaCompat(X, Y []*uevent) bool {
 		}
 	}
 	return true
+}
+
+// inDUntil is, for an event f of D, the size of C that a candidate above
+// f must wait for: f stays in D until the call of Explore that added it
+// returns, and that call's C has q.dAt[f.dpos] events. It sets q.deadD.
+func (q *qexplorer) inDUntil(f *uevent) int32 {
+	q.deadD = true
+	return q.dAt[f.dpos]
+}
+
+// outlive lowers dead, the size of C below which a rejected candidate a
+// may fit again, past the events of C that are in [a]. When C shrinks to
+// dead-1 events, its event at position dead-1 has just been popped by
+// the call of Explore that pushed it, which puts it into D for the rest
+// of the call (line 9 of Alg. 1): if that event is in [a], a is above an
+// event of D until that call returns, which is when C shrinks once more.
+// (A thread spinning on a flag makes candidates above every read of the
+// spin: without this they were taken up and turned down again once per
+// read, quadratic in the length of the spin.) A run of C's events of one
+// thread is passed in one step: if its last event is in [a], so are the
+// others, its ancestors. After a few runs it stops, which is safe (a is
+// only taken up again sooner): a spin makes one long run.
+func (q *qexplorer) outlive(a *uevent, dead int32) int32 {
+	c := &q.c
+	for runs := 0; runs < 3 && dead > 0; runs++ {
+		g := c.events[dead-1]
+		if !leq(g, a) {
+			break
+		}
+		// The run of g's thread in C that ends at g: its events
+		// ch[lo..g.idx] sit at the positions just before g's (the
+		// positions grow along the chain, by one within the run).
+		ch := c.chain[g.thread]
+		lo, hi := int32(0), g.idx
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if ch[mid].cpos == g.cpos-(g.idx-mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		dead = ch[lo].cpos
+	}
+	return dead
 }

@@ -1,10 +1,13 @@
 package unfolding
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // checkIndexes verifies the state the unfolding modes derive and keep in
 // step by hand, against its definition: C's positions and chains, the
-// per-location lists of C (locs, lpos, wpos, jump), D's counts and
+// per-location lists of C (locs, lpos, wpos, runs), D's counts and
 // positions, the spike-candidate buckets and every event's place in them,
 // the hidden candidates, and the lookup structures (byKey, child lists,
 // wide). Both pruning paths (unlink and compact) must leave them valid. It
@@ -44,8 +47,8 @@ func (q *qexplorer) checkIndexes() error {
 	// C's events by location.
 	for l := range c.locs {
 		s := c.locs[l]
-		if len(c.jump[l]) != len(s) {
-			return fmt.Errorf("location %d: %d jumps for %d events", l, len(c.jump[l]), len(s))
+		if len(c.runs[l]) != len(s) {
+			return fmt.Errorf("location %d: %d runs for %d events", l, len(c.runs[l]), len(s))
 		}
 		lastW, nw := -1, 0
 		for i, e := range s {
@@ -61,10 +64,17 @@ func (q *qexplorer) checkIndexes() error {
 			}
 			want := int32(i - 1)
 			if !w && i > 0 && s[i-1].thread == e.thread && lastW != i-1 {
-				want = c.jump[l][i-1]
+				want = c.runs[l][i-1].jump
 			}
-			if c.jump[l][i] != want {
-				return fmt.Errorf("location %d: jump of entry %d is %d, want %d", l, i, c.jump[l][i], want)
+			if c.runs[l][i].jump != want {
+				return fmt.Errorf("location %d: jump of entry %d is %d, want %d", l, i, c.runs[l][i].jump, want)
+			}
+			other := i - 1
+			for other >= 0 && s[other].thread == e.thread {
+				other--
+			}
+			if c.runs[l][i].other != int32(other) {
+				return fmt.Errorf("location %d: other of entry %d is %d, want %d", l, i, c.runs[l][i].other, other)
 			}
 			if w {
 				if nw >= len(c.wpos[l]) || c.wpos[l][nw] != int32(i) {
@@ -103,12 +113,22 @@ func (q *qexplorer) checkIndexes() error {
 	// Spike candidates: every bucket's events are in U and know their
 	// place; hidden candidates are counted in their bucket.
 	hidden := map[*candBucket]int32{}
+	hiddenList := map[*candList]int32{}
 	for _, hs := range q.hidden {
 		for _, h := range hs {
 			if !inU[h.e] {
 				return fmt.Errorf("a hidden candidate is not in U")
 			}
 			hidden[h.b]++
+			if l := h.b.list; l != nil {
+				hiddenList[l]++
+				if g := l.group; u.group(g.loc, g.w, false) != g || !slices.Contains(g.lists, l) {
+					return fmt.Errorf("a hidden candidate's list (location %d, thread %d) is out of the index", g.loc, l.thread)
+				}
+				if !l.sparse && !slices.Contains(l.buckets(), h.b) {
+					return fmt.Errorf("a hidden candidate's bucket is out of its list, which is not sparse")
+				}
+			}
 		}
 	}
 	checkBucket := func(b *candBucket, what string) error {
@@ -130,8 +150,22 @@ func (q *qexplorer) checkIndexes() error {
 			return fmt.Errorf("a candidate group hangs off a write not in U")
 		}
 		for _, cl := range g.lists {
-			for _, b := range cl.buckets {
-				if err := checkBucket(b, fmt.Sprintf("bucket (location %d, thread %d, index %d)", g.loc, cl.thread, b.idx)); err != nil {
+			if cl.group != g {
+				return fmt.Errorf("a list of group (location %d) is another group's", g.loc)
+			}
+			if cl.nhidden != hiddenList[cl] {
+				return fmt.Errorf("list (location %d, thread %d): %d hidden candidates, nhidden says %d", g.loc, cl.thread, hiddenList[cl], cl.nhidden)
+			}
+			bs := cl.buckets()
+			if len(bs) == 0 && cl.nhidden == 0 {
+				return fmt.Errorf("list (location %d, thread %d) is empty", g.loc, cl.thread)
+			}
+			for i, b := range bs {
+				what := fmt.Sprintf("bucket (location %d, thread %d, index %d)", g.loc, cl.thread, b.idx)
+				if b.list != cl || (len(b.ev) == 0 && (cl.sparse || b.nhidden == 0)) || (i > 0 && bs[i-1].idx > b.idx) {
+					return fmt.Errorf("%s: another list's, empty, or out of order", what)
+				}
+				if err := checkBucket(b, what); err != nil {
 					return err
 				}
 			}

@@ -7,18 +7,14 @@ import "weft/engine/ir"
 // config is the configuration being explored, with its events in the
 // order they were added (a linearisation).
 type config struct {
-	events []*uevent
-	tmax   []*uevent   // per uid
-	chain  [][]*uevent // per uid: its events in C, by index
-	locs   [][]*uevent // per location: the events of C touching it, in order
-	// Per location, parallel to locs: the index of the entry to look at
-	// next when scanning newest first past a read, skipping the reads of
-	// the same thread just before it (they are below it). A spin loop
-	// makes long runs of them.
-	jump      [][]int32
-	wpos      [][]int32 // per location: the indices in locs of its writes
-	spawnerOf []*uevent // per uid: the spawn event in C that created it
-	nstops    int
+	events    []*uevent
+	tmax      []*uevent   // per uid
+	chain     [][]*uevent // per uid: its events in C, by index
+	locs      [][]*uevent // per location: the events of C touching it, in order
+	runs      [][]run     // per location, parallel to locs: where scans newest first go on
+	wpos      [][]int32   // per location: the indices in locs of its writes
+	spawnerOf []*uevent   // per uid: the spawn event in C that created it
+	stops     []*uevent   // its stops, in order
 
 	// The positions of C (an event of C, or a thread's start, with the
 	// thread's next action there) by the locations their next action
@@ -26,6 +22,21 @@ type config struct {
 	// positions whose next action may depend on a new event.
 	nextOn [][]position
 	joinOn [][]position
+}
+
+// run tells a scan of C's entries on a location, newest first, where to
+// go on from an entry: a spin loop makes runs of thousands of one thread's
+// entries.
+type run struct {
+	// jump is the index of the entry to look at next past a read,
+	// skipping the reads of the same thread just before it (they are
+	// below it); past a write, the entry before it.
+	jump int32
+	// other is the index of the last earlier entry of another thread,
+	// or -1 (the scans for other threads' events pass over a thread's
+	// own entries in one jump: a thread that spins on a lock makes
+	// runs of writes).
+	other int32
 }
 
 // position is a place in C where thread t can take action a: after p, or
@@ -136,11 +147,15 @@ func (c *config) push(e *uevent) {
 				e.lpos = int32(n)
 				c.locs[l] = append(c.locs[l], e)
 				_, w := e.access(l)
-				jump := int32(n - 1)
-				if !w && n > 0 && c.locs[l][n-1].thread == e.thread && c.lastWritePos(l) != n-1 {
-					jump = c.jump[l][n-1]
+				r := run{int32(n - 1), int32(n - 1)}
+				if n > 0 && c.locs[l][n-1].thread == e.thread {
+					prev := c.runs[l][n-1]
+					r.other = prev.other
+					if !w && c.lastWritePos(l) != n-1 {
+						r.jump = prev.jump
+					}
 				}
-				c.jump[l] = append(c.jump[l], jump)
+				c.runs[l] = append(c.runs[l], r)
 				if w {
 					c.wpos[l] = append(c.wpos[l], int32(n))
 				}
@@ -153,7 +168,7 @@ func (c *config) push(e *uevent) {
 		c.spawnerOf[e.childUID] = e
 	}
 	if e.stop {
-		c.nstops++
+		c.stops = append(c.stops, e)
 	} else if e.next != nil {
 		c.addPos(e.thread, e, e.next)
 	}
@@ -183,7 +198,7 @@ func (c *config) pop() *uevent {
 		s := c.locs[l]
 		if n := len(s) - 1; n >= 0 && s[n] == e {
 			c.locs[l] = s[:n]
-			c.jump[l] = c.jump[l][:n]
+			c.runs[l] = c.runs[l][:n]
 			if c.lastWritePos(l) == n {
 				c.wpos[l] = c.wpos[l][:len(c.wpos[l])-1]
 			}
@@ -194,7 +209,7 @@ func (c *config) pop() *uevent {
 		c.spawnerOf[e.childUID] = nil
 	}
 	if e.stop {
-		c.nstops--
+		c.stops = c.stops[:len(c.stops)-1]
 	}
 	return e
 }

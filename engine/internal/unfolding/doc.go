@@ -81,7 +81,13 @@
 // indexed by the locations and join targets of their next action
 // (config.nextOn, config.joinOn), so only those that depend on e are
 // visited; positions before the last event of t in [e] are skipped (their
-// successor in C' is below e, so no history there can hold e).
+// successor in C' is below e, so no history there can hold e). Whether an
+// event is added depends on its history alone, so an enumeration that
+// comes back with a subset of the C it had (per thread, C's last event is
+// the earlier one's or an ancestor of it) finds only events of U: one
+// that yielded many is remembered and not done again until U is pruned
+// ("Enumerations remembered" in extensions.go: the write that ends a spin
+// loop has one version per read of the loop).
 //
 // # Alternatives (Def. 5 and 6, the comb)
 //
@@ -110,11 +116,18 @@
 // later (the list's buckets of index above cm's plus one); the other
 // buckets are not visited. A candidate found in C, incompatible with C or
 // above an event of D stays so while C holds the event that excludes it
-// (or in the whole subtree of the current call: C and D only grow there),
-// so it leaves its bucket until the exploration backtracks above that
-// event (qexplorer.hidden). The spike of the last picked
-// event is scanned lazily: the scan stops at the first element that
-// completes a combination (for k = 1, at the first element).
+// (or while D holds it: until the call of Explore that added it
+// returns), so it leaves its bucket until the exploration backtracks
+// above that event (qexplorer.hidden). Each call puts the event it added
+// to C into D once that branch is explored (line 9 of Alg. 1), so a
+// candidate holding the last events of C in its past stays out until
+// the call that added the last of them not in its past returns
+// (qexplorer.outlive). A spin loop needs that: the candidates above its
+// reads would otherwise be taken up and turned down again at every read
+// (and a long list's buckets left empty leave it, candList.sparse). The
+// spike of the last picked event is scanned lazily: the scan stops at
+// the first element that completes a combination (for k = 1, at the
+// first element).
 //
 // # Pruning
 //
@@ -125,12 +138,17 @@
 // events of D, and almost nothing would go.) The test for immediate
 // conflict (qexplorer.inConflictCD) may say yes wrongly, never no
 // wrongly: e #ⁱ g needs [e) ∪ [g) to have ordered maxima on every
-// thread, and, when e and g access one location each, the same one, the
-// same last write of it in their histories (if the last writes differ,
-// the later one is in one past and conflicts with the other event, so the
-// conflict is inherited); of C's events on that location only those after
-// that write, up to the next write, qualify; a join or a spawn is only in
-// immediate conflict with its siblings in its thread tree. We prune when U
+// thread, no maximal event of [e) in conflict with g (else [e) ∪ [g] is
+// no configuration) nor of [g) with e, and, when e and g access one
+// location each, the same one, the same last write of it in their
+// histories (if the last writes differ, the later one is in one past and
+// conflicts with the other event, so the conflict is inherited); of C's
+// events on that location only those after that write, up to the next
+// write, qualify, and of a run of one thread's reads there only the first
+// outside [e], if e writes (the others have it in their past); a join or
+// a spawn is only in immediate conflict with its siblings in its thread
+// tree, and a pending failure (a stop that accesses nothing) with no
+// event: it depends on none, so it has no sibling. We prune when U
 // has grown by half since the last pruning (at least 50,000 events), so
 // that the cost is amortised (a pass over U); each dropped event takes
 // itself out of the indexes, knowing its place in each, so that kept

@@ -41,6 +41,7 @@ type uevent struct {
 	stopKind interp.StopKind
 	childFin bool  // spawn events: the child finished without a visible step
 	wide     bool  // its children are also indexed by key hash (unfolding.wide)
+	memo     bool  // some enumeration of extensions after it was remembered (qexplorer.memos)
 	tsteps   int32 // fine steps of its thread up to and including it, once executed (a stop counts none)
 
 	hkey      uint64      // keyHash of its name

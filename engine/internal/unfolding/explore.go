@@ -22,6 +22,7 @@ type qexplorer struct {
 	u     *unfolding
 	c     config
 	d     []*uevent // D, in the order events were added
+	dAt   []int32   // parallel to d: the size of C in the call that added it (it stays in D until that call returns)
 	uidOf []int32   // machine thread index → uid
 	midx  []int32   // uid → machine thread index (-1: not in the execution)
 	tmp   interp.Event
@@ -37,19 +38,27 @@ type qexplorer struct {
 	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
 	genBuf   []*uevent
 	candBuf  []*uevent
-	runBuf   []int32        // scratch for enumerate
-	hidden   [][]hiddenCand // per size of C: spike candidates out of their lists until C is smaller
-	deadAt   int32          // set by deltaC: the size of C below which a rejected event may fit again
+	runBuf   []int32              // scratch for enumerate
+	memos    map[enumKey]enumMemo // enumerations remembered (see remembered)
+	refused  int                  // events refused beyond the step bound so far
+	hidden   [][]hiddenCand       // per size of C: spike candidates out of their lists until C is smaller
+	deadAt   int32                // set by deltaC: the size of C below which a rejected event may fit again
+	deadD    bool                 // set with deadAt: it may come from an event of D or of C in the candidate's past (see outlive)
+	effort   effort
 	pruneAt  int
 	pruneMin int
 	stamp    int32
 	stopBuf  []stopAt // scratch for maximal
-
 }
 
 // Run explores with the unfolding: qpor with k-partial alternatives
 // (x.Opts.K) or optimal, as x.Opts.Algorithm says.
-func Run(x *driver.Driver) {
+func Run(x *driver.Driver) { runExplorer(x, qporPruneMin) }
+
+// runExplorer is Run, U never pruned below pruneMin events (unless
+// Options.PruneAlways); it returns the explorer, for the tests to read
+// its effort.
+func runExplorer(x *driver.Driver, pruneMin int) *qexplorer {
 	q := &qexplorer{x: x}
 	// Only data races need clocks here, and none can happen if every
 	// location is a mutex or atomic.
@@ -74,7 +83,7 @@ func Run(x *driver.Driver) {
 	q.u.bound = int32(min(x.Opts.MaxSteps, math.MaxInt32))
 	q.c.locs = make([][]*uevent, len(x.Prog.Locations))
 	q.c.nextOn = make([][]position, len(x.Prog.Locations))
-	q.c.jump = make([][]int32, len(x.Prog.Locations))
+	q.c.runs = make([][]run, len(x.Prog.Locations))
 	q.c.wpos = make([][]int32, len(x.Prog.Locations))
 	q.c.grow(q.u.nuid)
 	for t, a := range q.u.starts {
@@ -83,14 +92,26 @@ func Run(x *driver.Driver) {
 			q.c.addPos(int32(t), nil, a)
 		}
 	}
-	q.pruneMin = qporPruneMin
+	q.pruneMin = pruneMin
 	if x.Opts.PruneAlways {
 		q.pruneMin = 0
 	}
 	q.pruneAt = q.pruneMin
-	q.explore(nil, nil)
+	q.explore(nil, false)
 	x.Finish()
+	return q
 }
+
+// effort counts the steps of the parts of the exploration that once made
+// spin loops quadratic: the spike candidates alt looks at, the candidate
+// buckets it walks, the histories enumerate builds and the entries of C
+// latestDeps passes. The tests check that they grow linearly with the
+// length of a spin.
+type effort struct {
+	considered, buckets, histories, deps int64
+}
+
+func (f effort) total() int64 { return f.considered + f.buckets + f.histories + f.deps }
 
 func (q *qexplorer) uidFn(mi int) int32 { return q.uidOf[mi] }
 
@@ -142,18 +163,22 @@ func (q *qexplorer) probe(t int32, a *action) {
 	m.Undo()
 }
 
-// explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d. en is
-// en(C) when the caller knows it (nil: compute it).
-func (q *qexplorer) explore(A, en []*uevent) {
+// explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d. If
+// known, the caller has put en(C) into q.enBuf (otherwise it is computed
+// here). A spin loop to a step bound of n makes C, and so this
+// recursion, n deep: en(C) is not kept in its frame but in q.enBuf, one
+// per size of C.
+func (q *qexplorer) explore(A []*uevent, known bool) {
 	x := q.x
 	if x.StopReason != "" || x.Cancelled() {
 		return
 	}
 	depth := len(q.c.events)
-	if en == nil {
-		en = q.enabled(q.enBuffer(depth)[:0])
+	en := q.enBuffer(depth)
+	if !known {
+		en = q.enabled(en[:0])
+		q.enBuf[depth] = en
 	}
-	q.enBuf[depth] = en
 	gen := q.pruneGen
 	if len(en) == 0 {
 		q.maximal()
@@ -188,7 +213,8 @@ func (q *qexplorer) explore(A, en []*uevent) {
 		}
 	}
 	if q.push(e) {
-		q.explore(removeEv(A, e), q.enabledAfter(en, e, q.enBuffer(depth + 1)[:0]))
+		q.enBuf[depth+1] = q.enabledAfter(en, e, q.enBuffer(depth + 1)[:0])
+		q.explore(removeEv(A, e), true)
 	}
 	q.pop(e)
 	if x.StopReason != "" {
@@ -198,15 +224,14 @@ func (q *qexplorer) explore(A, en []*uevent) {
 	dpos := e.dpos
 	e.dpos = int32(len(q.d))
 	q.d = append(q.d, e)
-	if J := q.alt(en, e); J != nil {
+	q.dAt = append(q.dAt, int32(depth))
+	if J := q.alt(q.enBuf[depth], e); J != nil {
 		// en(C) again, unless pruning may have dropped some of its events.
-		var again []*uevent
-		if q.pruneGen == gen {
-			again = en
-		}
-		q.explore(J, again)
+		q.explore(J, q.pruneGen == gen)
 	}
+	q.d[len(q.d)-1] = nil
 	q.d = q.d[:len(q.d)-1]
+	q.dAt = q.dAt[:len(q.dAt)-1]
 	e.dpos = dpos
 	e.inD--
 	if len(q.u.all) > q.pruneAt {
@@ -406,9 +431,9 @@ func (q *qexplorer) pop(e *uevent) {
 	q.c.pop()
 	if n := len(q.c.events) + 1; n < len(q.hidden) {
 		for _, h := range q.hidden[n] {
-			h.b.add(h.e)
-			h.b.nhidden--
+			h.b.unhide(h.e)
 		}
+		clear(q.hidden[n])
 		q.hidden[n] = q.hidden[n][:0]
 		if cap(q.hidden[n]) > 1024 {
 			// A spin loop can hide thousands at every size of C: keep
@@ -448,7 +473,7 @@ func (q *qexplorer) maximal() {
 	if x.M.StepCount() >= int(q.u.bound) {
 		x.ReportStepBound(x.M.Depth())
 	}
-	if q.c.nstops == 0 {
+	if len(q.c.stops) == 0 {
 		if q.cut() {
 			x.ExecutionDone()
 		} else {
@@ -460,13 +485,8 @@ func (q *qexplorer) maximal() {
 	// events of C before it that are not stops), latest first: the
 	// machine goes back from one to the next, runs it and takes it back.
 	stops := q.stopBuf[:0]
-	depth := 0
-	for _, e := range q.c.events {
-		if e.stop {
-			stops = append(stops, stopAt{e, depth})
-		} else {
-			depth++
-		}
+	for i, e := range q.c.stops {
+		stops = append(stops, stopAt{e, int(e.cpos) - i})
 	}
 	q.stopBuf = stops
 	for i := len(stops) - 1; i >= 0; i-- {

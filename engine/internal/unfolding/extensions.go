@@ -118,11 +118,15 @@ func (q *qexplorer) latestDeps(t int32, a *action, out []*uevent) []*uevent {
 	fp.Touches(func(l int32, w bool) bool {
 		s := q.c.locs[l]
 		// Past a read, the reads of its thread just before it are below
-		// it.
-		for i := len(s) - 1; i >= 0; i = int(q.c.jump[l][i]) {
+		// it; t's own entries are passed over a run at a time.
+		for i := len(s) - 1; i >= 0; i = int(q.c.runs[l][i].jump) {
+			q.effort.deps++
 			f := s[i]
 			if f.thread == t {
-				continue
+				if i = int(q.c.runs[l][i].other); i < 0 {
+					break
+				}
+				f = s[i]
 			}
 			_, fw := f.access(l)
 			if fw {
@@ -236,6 +240,9 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 		}
 		q.probe(t, a)
 	}
+	if e.memo && q.remembered(enumKey{t, p, sp, e}) {
+		return
+	}
 	base := q.scratch(0)
 	if p != nil {
 		base = mergeInto(base, p)
@@ -291,14 +298,14 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 				f := s[i]
 				_, fw := f.access(l)
 				if !w && !fw {
-					i = int(q.c.jump[l][i]) + 1 // the reads of f's thread before it do not matter either
+					i = int(q.c.runs[l][i].jump) + 1 // the reads of f's thread before it do not matter either
 					continue
 				}
 				if leqView(f, base) {
 					if fw {
 						break
 					}
-					i = int(q.c.jump[l][i]) + 1 // nor those below it
+					i = int(q.c.runs[l][i].jump) + 1 // nor those below it
 					continue
 				}
 				add(f)
@@ -337,9 +344,11 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	// At the end of t's events in C', the history holding every
 	// candidate is that of t's event in en(C') (see enabledAfter).
 	atEnd := p == q.c.tmax[t]
+	histories, refused := q.effort.histories, q.refused
 	var rec func(i, depth int, tm []*uevent)
 	rec = func(i, depth int, tm []*uevent) {
 		if i == len(cand) {
+			q.effort.histories++
 			f := q.emit(t, p, sp, a, gen, tm)
 			if atEnd && f != nil {
 				all := true
@@ -374,6 +383,75 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	}
 	rec(0, 0, base)
 	q.genBuf = gen[:0]
+	if q.effort.histories-histories >= memoMin && q.refused == refused {
+		q.remember(enumKey{t, p, sp, e})
+	}
+}
+
+// Enumerations remembered
+//
+// A spin loop makes positions with thousands of extensions: the write
+// that ends the spin, after each of its reads. Alg. 1 adds ex(C) to U in
+// every call, and the calls that come back to such a position with a
+// smaller C would find every one of them again, so a spin of n reads
+// cost n²/2 lookups. The extensions enumerate(t, p, sp, e) adds are the
+// events ⟨a, [p] ∪ [sp] ∪ [e] ∪ [M]⟩ for the antichains M of C's events
+// that a depends on (see "Extensions" in the package doc), and whether
+// one is added depends on its history alone. So if C is a subset of the
+// configuration C₀ of an earlier such enumeration (per thread, C's last
+// event is C₀'s or an ancestor of it), every M now was an antichain then
+// and every event is in U already, unless U was pruned since, or an event
+// was refused then as beyond the step bound (it would be again, and the
+// step-bound bug reported with the state then). The enumerations of at
+// least memoMin events are remembered with C's per-thread maxima.
+
+// memoMin is the number of events an enumeration must yield to be
+// remembered (enough to make the check and the memory worth it).
+const memoMin = 64
+
+// enumKey names one enumerate call: thread t after p (or spawned by sp)
+// with e in the history.
+type enumKey struct {
+	t        int32
+	p, sp, e *uevent
+}
+
+// enumMemo is a remembered enumeration: U's pruning generation and C's
+// per-thread maxima then.
+type enumMemo struct {
+	gen  int
+	view []*uevent
+}
+
+// remember records that the enumeration k was done with the current C.
+func (q *qexplorer) remember(k enumKey) {
+	if q.memos == nil {
+		q.memos = make(map[enumKey]enumMemo)
+	}
+	m := q.memos[k]
+	m.gen = q.pruneGen
+	m.view = append(m.view[:0], q.c.tmax...)
+	q.memos[k] = m
+	k.e.memo = true
+}
+
+// remembered reports whether the enumeration k was done with a superset
+// of C since U was last pruned.
+func (q *qexplorer) remembered(k enumKey) bool {
+	m, ok := q.memos[k]
+	if !ok || m.gen != q.pruneGen {
+		return false
+	}
+	for t, x := range q.c.tmax {
+		if x == nil {
+			continue
+		}
+		y := tmaxAt(m.view, int32(t))
+		if y == nil || y.idx < x.idx || ancestorAt(y, x.idx) != x {
+			return false
+		}
+	}
+	return true
 }
 
 // scratch returns the empty scratch buffer of per-thread maxima number
@@ -423,6 +501,7 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 			// steps: an execution that reaches the bound, which DFS
 			// reports too.
 			q.u.beyond = false
+			q.refused++
 			q.x.ReportStepBound(q.x.M.Depth())
 		}
 		return nil

@@ -1,5 +1,7 @@
 package unfolding
 
+import "sort"
+
 // The spike candidates, indexed by location, last write, thread and index
 // in the thread.
 
@@ -8,7 +10,9 @@ package unfolding
 // of the bucket and put back when C shrinks below the size it had (see
 // qexplorer.hidden). A single-location event knows its index in the bucket
 // of its candGroup it is in (bpos) and in its predecessor's kids (kpos),
-// so that pruning takes it out without visiting the others.
+// so that pruning takes it out without visiting the others. A bucket
+// whose candidates are all hidden stays in its candList, unless the list
+// is long (candList.sparse).
 //
 // Buckets, lists and groups are made by the hundred thousand and most stay
 // small: each holds its first few elements (and a group its first list, a
@@ -26,12 +30,85 @@ type candBucket struct {
 // candidate compatible with C extends C's events of its thread, so the
 // buckets up to C's last event of the thread, plus one (those are found
 // among the children of that event, uevent.kids), need no look.
+//
+// The buckets are buf[lo:hi], with room at both ends: events are made
+// deeper in a thread along a branch (new buckets at the end) and
+// shallower as the exploration backtracks (new buckets in front), and a
+// spin loop makes thousands of buckets either way.
+//
+// A list that has had sparseMin buckets is sparse: a bucket of it is in
+// it exactly when it is not empty. One that empties leaves it
+// (candList.unlinkBucket) and comes back with the first candidate put
+// back (candList.linkBucket), so that alt never walks through empty
+// buckets (a spin loop leaves thousands of them, one per read, their
+// candidates hidden for good). Short lists keep their empty buckets:
+// taking them out and putting them back costs more than passing them.
 type candList struct {
 	thread  int32
+	nhidden int32 // candidates of its buckets out of them (qexplorer.hidden)
+	lo, hi  int32
+	sparse  bool
 	group   *candGroup
-	buckets []*candBucket
-	inline  [2]*candBucket // buckets' first backing array
+	buf     []*candBucket
+	inline  [2]*candBucket // buf's first backing array
 	first   candBucket     // the first bucket made (never reused)
+}
+
+// buckets returns l's buckets, in order (a view, valid until l changes).
+func (l *candList) buckets() []*candBucket { return l.buf[l.lo:l.hi] }
+
+// insertAt puts b at index i of l's buckets, moving the buckets before it
+// or those after it, the fewer if both ends have room; if the end it
+// would move them to has none, the buffer grows (twice as long, with room
+// at both ends) rather than move more than half of them.
+func (l *candList) insertAt(i int, b *candBucket) {
+	lo, hi, n := int(l.lo), int(l.hi), int(l.hi-l.lo)
+	switch {
+	case lo > 0 && 2*i <= n:
+		copy(l.buf[lo-1:], l.buf[lo:lo+i])
+		l.lo--
+	case hi < len(l.buf) && 2*i >= n:
+		copy(l.buf[lo+i+1:hi+1], l.buf[lo+i:hi])
+		l.hi++
+	default:
+		grown := make([]*candBucket, 2*n+4)
+		nlo := (len(grown) - n - 1) / 2
+		copy(grown[nlo:], l.buf[lo:lo+i])
+		copy(grown[nlo+i+1:], l.buf[lo+i:hi])
+		if &l.buf[0] == &l.inline[0] {
+			clear(l.inline[:]) // stale pointers would keep pruned events alive
+		}
+		l.buf, l.lo, l.hi = grown, int32(nlo), int32(nlo+n+1)
+	}
+	l.buf[int(l.lo)+i] = b
+}
+
+// removeAt takes the i-th bucket out of l's buckets, moving the fewer of
+// the buckets before and after it.
+func (l *candList) removeAt(i int) {
+	lo, hi := int(l.lo), int(l.hi)
+	if 2*i < hi-lo {
+		copy(l.buf[lo+1:], l.buf[lo:lo+i])
+		l.buf[lo] = nil
+		l.lo++
+	} else {
+		copy(l.buf[lo+i:], l.buf[lo+i+1:hi])
+		l.buf[hi-1] = nil
+		l.hi--
+	}
+}
+
+// keep keeps the buckets of l that keep says so of, in order.
+func (l *candList) keep(keep func(*candBucket) bool) {
+	bs := l.buckets()
+	out := bs[:0]
+	for _, b := range bs {
+		if keep(b) {
+			out = append(out, b)
+		}
+	}
+	clear(bs[len(out):])
+	l.hi = l.lo + int32(len(out))
 }
 
 // candGroup holds the candidate lists of one (location, last write), one
@@ -121,21 +198,106 @@ func appendInline[T any](s, inline []T, x T) []T {
 	return append(s, x)
 }
 
-// bucket returns the bucket of index idx, creating it.
+// bucket returns a bucket of index idx in l, creating it. (An empty
+// bucket of that index out of the list, waiting for hidden candidates,
+// is not reused: a list may hold two buckets of one index.)
 func (l *candList) bucket(idx int32) *candBucket {
-	i := len(l.buckets)
-	for i > 0 && l.buckets[i-1].idx >= idx {
-		if l.buckets[i-1].idx == idx {
-			return l.buckets[i-1]
+	i := int(l.hi - l.lo)
+	if i > 0 {
+		if last := l.buf[l.hi-1]; last.idx == idx {
+			return last
+		} else if last.idx > idx {
+			i = l.from(idx)
+			if b := l.buf[int(l.lo)+i]; b.idx == idx {
+				return b
+			}
 		}
-		i--
 	}
-	b := firstOrNew(l.buckets, &l.first)
+	if !l.sparse && int(l.hi-l.lo) >= sparseMin-1 {
+		// It becomes sparse: its empty buckets go.
+		l.sparse = true
+		l.keep(func(b *candBucket) bool { return len(b.ev) > 0 })
+		i = l.from(idx)
+	}
+	var b *candBucket
+	if l.buf == nil {
+		b = &l.first
+		l.buf = l.inline[:]
+	} else {
+		b = new(candBucket)
+	}
 	b.idx, b.list = idx, l
-	l.buckets = appendInline(l.buckets, l.inline[:], nil)
-	copy(l.buckets[i+1:], l.buckets[i:])
-	l.buckets[i] = b
+	if i == int(l.hi-l.lo) && int(l.hi) < len(l.buf) {
+		l.buf[l.hi] = b // at the end, where there is room: the common case
+		l.hi++
+	} else {
+		l.insertAt(i, b)
+	}
 	return b
+}
+
+// from returns the index in l's buckets of the first bucket of index idx
+// or more.
+func (l *candList) from(idx int32) int {
+	if l.hi == l.lo || l.buf[l.lo].idx >= idx {
+		return 0
+	}
+	bs := l.buckets()
+	return sort.Search(len(bs), func(i int) bool { return bs[i].idx >= idx })
+}
+
+// unlinkBucket takes b, empty, out of l's buckets, if it is there.
+func (l *candList) unlinkBucket(b *candBucket) {
+	bs := l.buckets()
+	for i := l.from(b.idx); i < len(bs) && bs[i].idx == b.idx; i++ {
+		if bs[i] == b {
+			l.removeAt(i)
+			return
+		}
+	}
+}
+
+// linkBucket puts b, out of l's buckets, back in its place.
+func (l *candList) linkBucket(b *candBucket) {
+	bs := l.buckets()
+	l.insertAt(sort.Search(len(bs), func(i int) bool { return bs[i].idx > b.idx }), b)
+}
+
+// sparseMin is the number of buckets that makes a list sparse.
+const sparseMin = 8
+
+// hideAt takes the j-th candidate out of b, to be put back by unhide; a
+// bucket of a sparse list left empty leaves its list.
+func (b *candBucket) hideAt(j int) *uevent {
+	a := b.removeAt(j)
+	b.nhidden++
+	if l := b.list; l != nil {
+		l.nhidden++
+		if l.sparse && len(b.ev) == 0 {
+			l.unlinkBucket(b)
+		}
+	}
+	return a
+}
+
+// unhide puts a, taken out by hideAt, back into b.
+func (b *candBucket) unhide(a *uevent) {
+	b.nhidden--
+	if l := b.list; l != nil {
+		l.nhidden--
+		if l.sparse && len(b.ev) == 0 {
+			l.linkBucket(b)
+		}
+	}
+	b.add(a)
+}
+
+// forget drops a hidden candidate of b for good (pruning).
+func (b *candBucket) forget() {
+	b.nhidden--
+	if b.list != nil {
+		b.list.nhidden--
+	}
 }
 
 // setPos records that e is at index j of b (-1: out of it).
@@ -183,16 +345,17 @@ func (b *candBucket) removeAt(j int) *uevent {
 	return e
 }
 
-// dropIfUnused takes an empty bucket that no hidden candidate returns to
-// out of its list, and the list and group out of the index when they
-// empty.
+// dropIfUnused takes an empty bucket out of its list (in a list that is
+// not sparse, only if no hidden candidate comes back to it), and the list
+// and group out of the index when they have no bucket left and no hidden
+// candidate to come back.
 func (u *unfolding) dropIfUnused(b *candBucket) {
 	l := b.list
-	if l == nil || len(b.ev) > 0 || b.nhidden > 0 {
+	if l == nil || len(b.ev) > 0 || (!l.sparse && b.nhidden > 0) {
 		return
 	}
-	l.buckets = removeElem(l.buckets, b)
-	if len(l.buckets) > 0 {
+	l.unlinkBucket(b)
+	if l.hi > l.lo || l.nhidden > 0 {
 		return
 	}
 	g := l.group

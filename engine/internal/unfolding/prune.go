@@ -52,15 +52,19 @@ func (q *qexplorer) prune() {
 			if kept(h.e) {
 				out = append(out, h)
 			} else {
-				h.b.nhidden--
+				h.b.forget()
 			}
 		}
-		clear(hs[len(out):])
+		clear(hs[len(out):cap(hs)])
 		q.hidden[i] = out
 	}
 	// When more than half go, the indexes are rebuilt from those kept;
 	// otherwise the events that go are taken out of them one by one (each
 	// knows where it is), so that the events kept are not visited again.
+	// The child lists of the events kept that lose children are filtered
+	// once each, before the events that go are unlinked: a write after a
+	// spin loop has thousands of children, and taking them out one by one
+	// read the list each time.
 	n := len(keptEvs)
 	if 2*n < len(u.all) {
 		// (Reading the list of those kept, not U, again.)
@@ -68,6 +72,13 @@ func (q *qexplorer) prune() {
 	} else {
 		clear(keptEvs)
 		q.keptBuf = keptEvs[:0]
+		parents := map[*uevent]bool{}
+		for _, e := range u.all {
+			if p := e.pred; p != nil && !kept(e) && kept(p) && !parents[p] {
+				parents[p] = true
+				u.keepChildren(p, kept)
+			}
+		}
 		all := u.all[:0]
 		for _, e := range u.all {
 			if kept(e) {
@@ -80,6 +91,8 @@ func (q *qexplorer) prune() {
 		u.all = all
 	}
 	q.pruneGen++
+	clear(q.memos) // they may name events that went
+	q.dropStale()
 	q.pruneAt = 3 * n / 2
 	if q.pruneAt < q.pruneMin {
 		q.pruneAt = q.pruneMin
@@ -90,6 +103,39 @@ func (q *qexplorer) prune() {
 			q.x.Anomaly(fmt.Sprintf("after pruning %d: %v", q.pruneGen, err))
 		}
 	}
+}
+
+// dropStale clears what scratch buffers and the stacks of C, D and en(C)
+// still hold beyond their length: stale pointers to pruned events would
+// keep them, and their pasts, alive (en(C) is kept for every size C ever
+// had: after a spin loop, one per read).
+func (q *qexplorer) dropStale() {
+	stale := func(s []*uevent) { clear(s[len(s):cap(s)]) }
+	for d := len(q.c.events) + 1; d < len(q.enBuf); d++ {
+		clear(q.enBuf[d][:cap(q.enBuf[d])])
+	}
+	for _, s := range q.tmStack {
+		clear(s[:cap(s)])
+	}
+	for _, b := range [][]*uevent{q.deltaBuf, q.genBuf, q.candBuf, q.u.maxBuf, q.c.events, q.c.stops, q.d} {
+		stale(b)
+	}
+	for _, s := range q.c.chain {
+		stale(s)
+	}
+	for _, s := range q.c.locs {
+		stale(s)
+	}
+	for _, s := range [][]position{q.seenBuf, q.posBuf} {
+		clear(s[len(s):cap(s)])
+	}
+	for _, s := range q.c.nextOn {
+		clear(s[len(s):cap(s)])
+	}
+	for _, s := range q.c.joinOn {
+		clear(s[len(s):cap(s)])
+	}
+	clear(q.stopBuf[len(q.stopBuf):cap(q.stopBuf)])
 }
 
 // inConflictCD reports whether e may be in immediate conflict with an
@@ -148,23 +194,38 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		if !w {
 			return false
 		}
-		// The reads before it, newest first: past a read of e's thread
-		// or below e, the reads of its thread just before it are so too.
+		// The reads before it, newest first, a run of one thread's reads
+		// at a time: past a read of e's thread or below e, the reads of
+		// its thread just before it are so too. Of a run's reads not
+		// below e (a suffix of the run) only the first may be in
+		// immediate conflict with e: the others have it in their past,
+		// and it conflicts with e (e writes l). A spin loop makes runs
+		// of thousands.
 		for i := end - 1; i > iw; {
 			g := s[i]
 			if _, gw := g.access(l); gw {
 				i--
 				continue
 			}
+			next := int(c.runs[l][i].jump)
 			if g.thread == e.thread || leq(g, e) {
-				i = int(c.jump[l][i])
+				i = next
 				continue
 			}
-			if pastsCompatible(e, g) {
+			lo, hi := max(next+1, iw+1), i
+			for lo < hi {
+				mid := (lo + hi) / 2
+				if leq(s[mid], e) {
+					lo = mid + 1
+				} else {
+					hi = mid
+				}
+			}
+			if pastsCompatible(e, s[lo]) {
 				found = true
 				return true
 			}
-			i--
+			i = next
 		}
 		return false
 	})
@@ -172,7 +233,12 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		return true
 	}
 	if e.fkind == ir.EvStop {
-		return true // rare: kept without a closer look
+		// A pending failure accesses nothing: it depends on no event,
+		// so it is its predecessor's only child with that action and
+		// in immediate conflict with none. (A spin loop that ends in a
+		// failed assertion makes one per read, each holding the spin
+		// in its past.)
+		return false
 	}
 	// Events of D: siblings, or dependent. (A join or a spawn needs no
 	// case of its own: it depends only on events always in its past, the
@@ -199,10 +265,42 @@ func sameLastWrite(e, g *uevent) bool {
 	return !e.hasLastW() || !g.hasLastW() || e.floc != g.floc || e.lastW == g.lastW
 }
 
-// pastsCompatible reports whether the causal pasts [a) and [b) have
+// pastsCompatible reports whether a and b pass two necessary conditions
+// for their immediate conflict: the causal pasts [a) and [b) have ordered
+// maxima on every thread ([a) ∪ [b) must be a configuration), and neither
+// has a maximal event of its past that conflicts with the other event
+// ([a) ∪ [b] and [a] ∪ [b) must be configurations). The second condition
+// prunes the reads of a spin loop after the one a write is in immediate
+// conflict with: each of them has the read before it in its past, which
+// conflicts with the write too.
+func pastsCompatible(a, b *uevent) bool {
+	return pastMaximaOrdered(a, b) && !pastConflicts(a, b) && !pastConflicts(b, a)
+}
+
+// pastConflicts reports whether a maximal event m of [a) (its
+// predecessor, or another of its maximal events) is in conflict with b:
+// m is not in [b] and is b's thread's or dependent with b. (Then m and b
+// are in conflict, or b < m ≤ a; either way a and b are not in immediate
+// conflict.)
+func pastConflicts(a, b *uevent) bool {
+	hit := func(m *uevent) bool {
+		return m != nil && (m.thread == b.thread || udep(m, b)) && !leq(m, b)
+	}
+	if hit(a.pred) {
+		return true
+	}
+	for _, m := range a.maxs {
+		if hit(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// pastMaximaOrdered reports whether the causal pasts [a) and [b) have
 // ordered maxima on every thread (a necessary condition for [a) ∪ [b) to
 // be a configuration).
-func pastsCompatible(a, b *uevent) bool {
+func pastMaximaOrdered(a, b *uevent) bool {
 	n := max(len(a.tmax), len(b.tmax))
 	for u := 0; u < n; u++ {
 		x, y := pastMax(a, int32(u)), pastMax(b, int32(u))
@@ -231,7 +329,7 @@ func pastMax(e *uevent, u int32) *uevent {
 // rebuilding the indexes from them: cheaper than unlink when most events
 // go. The events kept are closed under causal pasts, so a group of
 // candidates whose last write goes has no candidate left, and a hidden
-// candidate kept (whose bucket stays, see candBucket.nhidden) has its
+// candidate kept (whose list stays, see candList.nhidden) has its
 // predecessor kept. It returns the former list of U's events, emptied.
 func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 	old := u.all
@@ -268,16 +366,11 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 	filterGroup := func(g *candGroup) {
 		lists := g.lists[:0]
 		for _, l := range g.lists {
-			buckets := l.buckets[:0]
-			for _, b := range l.buckets {
+			l.keep(func(b *candBucket) bool {
 				filter(b)
-				if len(b.ev) > 0 || b.nhidden > 0 {
-					buckets = append(buckets, b)
-				}
-			}
-			clear(l.buckets[len(buckets):])
-			l.buckets = buckets
-			if len(buckets) > 0 {
+				return len(b.ev) > 0 || (!l.sparse && b.nhidden > 0)
+			})
+			if l.hi > l.lo || l.nhidden > 0 {
 				lists = append(lists, l)
 			}
 		}
@@ -308,39 +401,30 @@ func (u *unfolding) compact(kept func(*uevent) bool, all []*uevent) []*uevent {
 	return old[:0]
 }
 
-// unlink takes a pruned event out of U's indexes.
-func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
-	if p := e.pred; p != nil {
-		if kept(p) {
-			// If e stands for its hash in p's wide index, another child
-			// with the same hash takes its place: then the whole list is
-			// read; otherwise it is read up to e.
-			m := u.wide[p]
-			wide := p.wide && m[e.hkey] == e
-			var same *uevent
-			for link := &p.child; *link != nil; {
-				f := *link
-				if f == e {
-					*link = e.hnext
-					if !wide {
-						break
-					}
-					continue
-				}
-				if wide && same == nil && f.hkey == e.hkey {
-					same = f
-				}
-				link = &f.hnext
-			}
-			if wide {
-				if same != nil {
-					m[e.hkey] = same
-				} else {
-					delete(m, e.hkey)
-				}
+// keepChildren keeps in p's child list (and wide index) only the children
+// kept says so of.
+func (u *unfolding) keepChildren(p *uevent, kept func(*uevent) bool) {
+	m := u.wide[p]
+	if p.wide {
+		clear(m)
+	}
+	link := &p.child
+	for f := p.child; f != nil; f = f.hnext {
+		if kept(f) {
+			*link = f
+			link = &f.hnext
+			if p.wide && m[f.hkey] == nil {
+				m[f.hkey] = f
 			}
 		}
-	} else {
+	}
+	*link = nil
+}
+
+// unlink takes a pruned event out of U's indexes (its predecessor's child
+// list excepted, see keepChildren).
+func (u *unfolding) unlink(e *uevent, kept func(*uevent) bool) {
+	if e.pred == nil {
 		h := e.hkey
 		var prev *uevent
 		for f := u.byKey[h]; f != nil; prev, f = f, f.hnext {
