@@ -849,7 +849,7 @@ thread a {
     }
 }
 `, []engine.BugKind{engine.BugStepBound}},
-		{"spin until set", `
+		{"spin until set", `// max-steps: 500
 var x int
 thread spinner {
     while x == 0 {
@@ -1215,7 +1215,7 @@ func TestFoataLevels(t *testing.T) {
 // (checkBugsUnderStepBound).
 func TestStepBoundPrograms(t *testing.T) {
 	tests := []struct{ name, src string }{
-		{"spin until set", `
+		{"spin until set", `// max-steps: 500
 var x int
 thread spinner {
     while x == 0 {
