@@ -195,7 +195,9 @@ type accRec struct {
 	race   links
 }
 
-// links are an access record's links on one chain (-1: none).
+// links are an access record's links on one chain (-1: none). On the
+// chain of a mutex (locks and unlocks), which is walked by prev only, only
+// prev is set; the links of a chain a record is not on are not set.
 type links struct {
 	prev  int32 // the previous record
 	out   int32 // the latest record of an earlier event
@@ -292,9 +294,14 @@ func (c *Clocks) own(n int32, size int) int32 {
 
 // lift returns vc with the given shape (≥ vc's).
 func (c *Clocks) lift(vc Clock, shape int32) Clock {
-	if vc.root == 0 {
-		return Clock{0, shape}
+	if vc.shape == shape || vc.root == 0 {
+		return Clock{vc.root, shape}
 	}
+	return c.widen(vc, shape)
+}
+
+// widen is lift when the shape changes.
+func (c *Clocks) widen(vc Clock, shape int32) Clock {
 	if leaf := min(shape, maxLeaf); vc.shape < leaf {
 		// A wider leaf: the entries, then zeros.
 		n := c.own(0, nodeSize(leaf))
@@ -313,7 +320,11 @@ func (c *Clocks) lift(vc Clock, shape int32) Clock {
 // join makes dst (a clock of the event being pushed) the join of dst and
 // src (of no wider shape).
 func (c *Clocks) join(dst *Clock, src Clock) {
-	if src.root != 0 && src.root != dst.root {
+	switch {
+	case src.root == 0 || src.root == dst.root:
+	case dst.shape <= maxLeaf:
+		dst.root = c.joinNode(dst.root, src.root, dst.shape, src.shape, 0)
+	default:
 		dst.root = c.joinAt(dst.root, dst.shape, src)
 	}
 }
@@ -322,6 +333,7 @@ func (c *Clocks) joinAt(dst, shape int32, src Clock) int32 {
 	if shape <= maxLeaf || shape == src.shape {
 		return c.joinNode(dst, src.root, shape, src.shape, 0)
 	}
+
 	// src covers the threads under dst's first child.
 	ch := c.nodes[dst+1]
 	was := c.nodes[ch]
@@ -352,7 +364,10 @@ func (c *Clocks) joinNode(dst, src, shape, sshape, base int32) int32 {
 		if i == n {
 			return dst // dst dominates
 		}
-		if sshape == shape {
+		// Adopt src if it dominates: worth a look only for a leaf under an
+		// inner node (a single-leaf clock gets its own entry raised after
+		// its joins, so its leaf is copied anyway) not already owned.
+		if sshape == shape && dst < c.owned && c.shape > maxLeaf {
 			j := 0
 			for j < n && d[j] <= s[j] {
 				j++
@@ -394,7 +409,20 @@ func (c *Clocks) joinNode(dst, src, shape, sshape, base int32) int32 {
 // raise makes vc's entry for thread t at least v (vc is a clock of the
 // event being pushed, covering t).
 func (c *Clocks) raise(vc *Clock, t, v int32) {
-	vc.root = c.raiseAt(vc.root, vc.shape, t, v)
+	if vc.shape > maxLeaf {
+		vc.root = c.raiseAt(vc.root, vc.shape, t, v)
+		return
+	}
+	// One leaf (the common case): raiseAt without the calls.
+	old := c.nodes[int(vc.root)+1+int(t)]
+	if old >= v {
+		return
+	}
+	if vc.root < c.owned {
+		vc.root = c.own(vc.root, nodeSize(vc.shape))
+	}
+	c.nodes[int(vc.root)+1+int(t)] = v
+	c.nodes[vc.root] += v - old
 }
 
 func (c *Clocks) raiseAt(n, shape, t, v int32) int32 {
@@ -529,7 +557,8 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		}
 	}
 	// A tail is invisible to dependence: only data races look at it.
-	for j, a := range ev.Tail {
+	for j := range ev.Tail {
+		a := &ev.Tail[j]
 		c.curPC, c.curIdx = a.PC, ev.Index+1+int32(j)
 		c.addAcc(d, a.Loc, kindOf(a.Access), false, false, true)
 	}
@@ -580,15 +609,26 @@ func kindOf(a ir.Access) accKind {
 // curIdx, on the chains it belongs to.
 func (c *Clocks) addAcc(d, loc int32, k accKind, atomic, may, tail bool) {
 	i := int32(len(c.accs))
-	c.accs = append(c.accs, accRec{ev: d, loc: loc, kind: k, atomic: atomic, may: may, tail: tail, pc: c.curPC, idx: c.curIdx})
+	if len(c.accs) == cap(c.accs) {
+		c.accs = slices.Grow(c.accs, 1)
+	}
+	c.accs = c.accs[:i+1]
+	// Each field written once; the links of a chain the record is not on
+	// are never read.
 	r := &c.accs[i]
-	if !tail && (!c.NoDep || k == accLock || k == accUnlock) {
-		r.inDep = true
-		c.link(&r.dep, c.depHead[loc], false, d, k)
+	r.ev, r.loc, r.pc, r.idx = d, loc, c.curPC, c.curIdx
+	r.kind, r.atomic, r.may, r.tail = k, atomic, may, tail
+	r.inDep = !tail && (!c.NoDep || k == accLock || k == accUnlock)
+	if r.inDep {
+		if k >= accLock {
+			r.dep.prev = c.depHead[loc] // a mutex's chain is walked by prev only
+		} else {
+			c.link(&r.dep, c.depHead[loc], false, d, k)
+		}
 		c.depHead[loc] = i
 	}
-	if !may && (k == accRead || k == accWrite) {
-		r.inRace = true
+	r.inRace = !may && (k == accRead || k == accWrite)
+	if r.inRace {
 		c.link(&r.race, c.raceHead[loc], true, d, k)
 		c.raceHead[loc] = i
 		if k == accWrite {
