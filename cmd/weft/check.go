@@ -258,7 +258,8 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 		panic(fmt.Sprintf("the lowered program is invalid: %v", err))
 	}
 	c := &checked{path: path, src: src, flags: f, prog: ld.Exec, res: res}
-	c.status, c.warnings = outcome(ld.Exec, res)
+	status, warnings := engine.Verdict(ld.Exec, res)
+	c.status, c.warnings = string(status), warnings
 	if !f.json {
 		printResult(stdout, c)
 	}

@@ -19,12 +19,12 @@ import (
 // The outcome of checking one model: its status word in the JSON and its
 // exit code (see main.go).
 const (
-	statusVerified      = "verified"       // complete, no bug, something was checked
-	statusVacuous       = "vacuous"        // complete, no bug, but nothing was checked (see warnings)
-	statusBugs          = "bugs"           // at least one bug (complete or not)
-	statusIncomplete    = "incomplete"     // no bug found, but not every execution was explored
-	statusInputError    = "input-error"    // the file could not be read, parsed or type-checked
-	statusInternalError = "internal-error" // weft failed
+	statusVerified      = string(engine.StatusVerified)   // complete, no bug, something was checked
+	statusVacuous       = string(engine.StatusVacuous)    // complete, no bug, but nothing was checked (see warnings)
+	statusBugs          = string(engine.StatusBugs)       // at least one bug (complete or not)
+	statusIncomplete    = string(engine.StatusIncomplete) // no bug found, but not every execution was explored
+	statusInputError    = "input-error"                   // the file could not be read, parsed or type-checked
+	statusInternalError = "internal-error"                // weft failed
 )
 
 // exitCodeOf maps a status to the process's exit code.
@@ -51,25 +51,6 @@ func worseExit(a, b int) int {
 		return b
 	}
 	return a
-}
-
-// outcome says what a finished exploration amounts to, with the warnings
-// a user must see beside it.
-func outcome(prog *engine.Program, res *engine.Result) (status string, warnings []string) {
-	if len(prog.Threads) == 0 {
-		warnings = append(warnings, "the model declares no thread: there was nothing to check")
-	} else if res.Executions > 0 && res.AssumeBlocked == res.Executions {
-		warnings = append(warnings, fmt.Sprintf("every execution (%d) ended in a failed assume: nothing was checked past the assumes", res.Executions))
-	}
-	switch {
-	case len(res.Bugs) > 0:
-		return statusBugs, warnings
-	case !res.Complete:
-		return statusIncomplete, warnings
-	case len(warnings) > 0:
-		return statusVacuous, warnings
-	}
-	return statusVerified, warnings
 }
 
 func humanPos(path string, r source.Range) string {
@@ -185,21 +166,10 @@ func shellQuote(s string) string {
 }
 
 func stoppedWords(s string) string {
-	switch s {
-	case "timeout":
-		return "the time budget ran out"
-	case "cancelled":
-		return "cancelled"
-	case "max-executions":
-		return "the execution budget ran out"
-	case engine.StoppedMaxBugs:
+	if s == engine.StoppedMaxBugs {
 		return "the bug budget (--max-bugs) was reached"
-	case "memory":
-		return "the memory budget ran out"
-	case engine.StoppedExecutionLength:
-		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
 	}
-	return s
+	return engine.StoppedWords(s)
 }
 
 // The JSON contract of `weft check --json` (see ARCHITECTURE.md and

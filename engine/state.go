@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"weft/engine/interp"
+	"weft/source"
+)
+
+// StepState is an execution's state right after one of its steps, in
+// words: what a trace view or a replay debugger shows at that step.
+type StepState struct {
+	Step    int // 1-based
+	Thread  string
+	Op      string       // what the step did: "read c → 1", "lock m"
+	Range   source.Range // the statement of the step
+	Shared  []NamedValue // every shared variable that is not a mutex, in declaration order
+	Locks   []LockState  // every mutex (each element of a mutex array), in declaration order
+	Threads []ThreadState
+}
+
+// NamedValue is a variable and its value in words ("{0, 7, 7}", "true").
+type NamedValue struct {
+	Name  string
+	Value string
+}
+
+// LockState says who holds a mutex ("" when it is free).
+type LockState struct {
+	Name   string
+	Holder string
+}
+
+// ThreadState is one thread's state after a step.
+type ThreadState struct {
+	Name   string
+	Status string       // "ready", "blocked", "failing", "finished"
+	At     source.Range // the statement it runs next (empty once finished)
+	Locals []NamedValue // its named locals in scope there
+}
+
+// ErrTraceTooLong is returned by StepStates for a schedule past its limit.
+var ErrTraceTooLong = errors.New("trace longer than the limit")
+
+// StepStates replays schedule and describes the state after each step.
+// Arrays longer than arrayLimit elements are elided (0: never). A schedule
+// of more than maxSteps steps is refused with ErrTraceTooLong (0: no
+// limit), since each step's state is kept.
+func StepStates(ctx context.Context, prog *Program, schedule []int32, localBudget, arrayLimit, maxSteps int) ([]StepState, error) {
+	if maxSteps > 0 && len(schedule) > maxSteps {
+		return nil, ErrTraceTooLong
+	}
+	var states []StepState
+	var ctxErr error
+	_, _, err := Replay(prog, schedule, localBudget, func(st ReplayStep) {
+		if ctxErr != nil {
+			return
+		}
+		if ctxErr = ctx.Err(); ctxErr != nil {
+			return
+		}
+		states = append(states, describeState(prog, st, arrayLimit))
+	})
+	if ctxErr != nil {
+		return nil, ctxErr
+	}
+	return states, err
+}
+
+func describeState(prog *Program, st ReplayStep, arrayLimit int) StepState {
+	m := st.M
+	s := StepState{Step: st.Index + 1, Thread: st.Trace.Thread, Op: st.Trace.Op, Range: st.Trace.Range}
+	for _, sv := range prog.Vars {
+		if sv.Size > 0 && prog.Locations[sv.Offset].Mutex {
+			continue
+		}
+		s.Shared = append(s.Shared, NamedValue{sv.Name, FormatWords(prog, m, sv.Offset, sv.Size, sv.Dims, arrayLimit)})
+	}
+	for loc, l := range prog.Locations {
+		if !l.Mutex {
+			continue
+		}
+		holder := ""
+		if v := m.Mem[loc]; v > 0 && int(v-1) < len(m.Threads) {
+			holder = m.Threads[v-1].Name
+		}
+		s.Locks = append(s.Locks, LockState{Name: l.Name, Holder: holder})
+	}
+	for i, th := range m.Threads {
+		ts := ThreadState{Name: th.Name, Status: threadStatus(m, i)}
+		if th.Status != interp.Finished && int(th.PC) < len(th.Body.Ranges) {
+			ts.At = th.Body.Ranges[th.PC]
+		}
+		for _, lv := range th.Body.Locals {
+			if ts.At.Start.Offset < lv.Scope.Start.Offset || ts.At.Start.Offset > lv.Scope.End.Offset {
+				continue
+			}
+			ts.Locals = append(ts.Locals, NamedValue{lv.Name, FormatLocal(m, th, lv, arrayLimit)})
+		}
+		s.Threads = append(s.Threads, ts)
+	}
+	return s
+}
+
+func threadStatus(m *Machine, i int) string {
+	switch m.Threads[i].Status {
+	case interp.Finished:
+		return "finished"
+	case interp.Failing:
+		return "failing"
+	}
+	if !m.Enabled(i) {
+		return "blocked"
+	}
+	return "ready"
+}
