@@ -5,6 +5,7 @@
 //	weft check [flags] FILE|DIR|DIR/... …
 //	weft replay FILE [--schedule S | --bug N | --trace TRACE.json]
 //	weft fmt [-w|-l] [FILE|DIR|DIR/... …]
+//	weft lsp [--stdio]
 //	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
 //	weft version | help [COMMAND]
 //
@@ -42,8 +43,10 @@ const (
 const gcPercent = 200
 
 func main() {
-	if code, supervised := superviseSelf(); supervised {
-		os.Exit(code)
+	if !isLSP(os.Args[1:]) {
+		if code, supervised := superviseSelf(); supervised {
+			os.Exit(code)
+		}
 	}
 	if os.Getenv("GOGC") == "" {
 		// The unfolding-based modes keep most of what they allocate for
@@ -82,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return cmdFmt(rest, os.Stdin, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
+	case "lsp":
+		return cmdLSP(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "weft", version)
 		return exitOK
@@ -146,6 +151,12 @@ that moved).
 Exit codes: 1 the bug was reproduced, 2 a usage error or a schedule that
 does not fit the model, 4 an internal error.
 `,
+	"lsp": `usage: weft lsp [--stdio]
+
+Serves the Language Server Protocol over stdin and stdout: diagnostics as
+you type, checks in the background (a quick one after a pause in typing,
+longer ones while the editor stays idle), status, code lenses, hover.
+Settings come from the client (see docs/editors.md). Logs go to stderr.`,
 	"fmt": `usage: weft fmt [-w | -l] [FILE|DIR|DIR/... …]
 
 Prints models in the canonical layout. Without arguments, formats standard
@@ -185,6 +196,7 @@ Usage:
   weft replay FILE --schedule S | --bug N | --trace F.json
                                           re-execute a counterexample step by step
   weft fmt [-w|-l] [FILE|DIR|DIR/... …]   print models in the canonical layout
+  weft lsp [--stdio]                      serve the Language Server Protocol (editors)
   weft bench [flags]                      run the benchmark suite
   weft version                            print the version
   weft help [COMMAND]                     print this help, or a command's

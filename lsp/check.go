@@ -1,0 +1,410 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"weft/engine"
+)
+
+// The work on a document, in three tiers (see the package doc): the
+// analysis of every version; a quick check after a quiet period; while the
+// editor stays idle, escalated checks with growing budgets until one is
+// complete. An edit cancels whatever runs for the older version; nothing
+// computed for an older version is published.
+
+// plan is the check to run next on a snapshot.
+type plan struct {
+	algo   engine.Algorithm
+	k      int
+	budget time.Duration
+	delay  time.Duration // wait this quiet period first
+	stage  int           // 0: the quick check; 1…: the escalated ones
+	forced bool          // asked for by the user (Run optimal now)
+}
+
+func (d *document) run() {
+	defer close(d.done)
+	var snap *snapshot
+	var next *plan
+	for {
+		woke := false
+		if next == nil {
+			select {
+			case <-d.ctx.Done():
+				return
+			case <-d.wake:
+				woke = true
+			case cmd := <-d.cmds:
+				if next = d.planFor(snap, cmd); next == nil {
+					continue
+				}
+			}
+		} else {
+			select {
+			case <-d.wake:
+				woke = true
+			default:
+			}
+		}
+		if woke {
+			next = nil
+			if snap = d.analyse(); snap == nil {
+				continue // superseded already
+			}
+			if snap.hasErrors() {
+				d.setStatus(snap.version, status{State: stateErrors})
+				continue
+			}
+			set := d.s.currentSettings()
+			next = &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay()}
+			d.setStatus(snap.version, status{State: stateChecking, Algorithm: string(next.algo), K: 1, Waiting: true})
+		}
+		if next == nil || snap == nil || d.ctx.Err() != nil {
+			next = nil
+			continue
+		}
+		var interrupted bool
+		next, interrupted = d.execute(snap, next)
+		if interrupted {
+			next = nil // the next wake or command says what comes next
+		}
+	}
+}
+
+// planFor turns a command into a plan for the current snapshot.
+func (d *document) planFor(snap *snapshot, cmd docCommand) *plan {
+	if snap == nil || snap.hasErrors() || !d.current(snap.version) {
+		return nil
+	}
+	switch cmd {
+	case cmdRunOptimalNow:
+		set := d.s.currentSettings()
+		return &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: time.Duration(set.EscalationCeilingMs) * time.Millisecond, stage: 1, forced: true}
+	}
+	return nil
+}
+
+// analyse builds the snapshot of the latest text and publishes its static
+// diagnostics; nil if a newer version arrived meanwhile.
+func (d *document) analyse() *snapshot {
+	d.mu.Lock()
+	text, version := d.text, d.version
+	d.mu.Unlock()
+	snap := newSnapshot(docName(d.uri), version, text)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != version || d.ctx.Err() != nil {
+		return nil
+	}
+	d.snap = snap
+	d.bugs = nil
+	d.publishLocked()
+	return snap
+}
+
+// execute runs one plan on snap: waits its quiet period, takes a slot
+// among the concurrent explorations, explores, publishes. It returns the
+// plan that follows (nil: done) and whether an edit, a command or a close
+// interrupted it.
+func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
+	runCtx, cancel := context.WithCancel(d.ctx)
+	defer cancel()
+	d.mu.Lock()
+	if d.version != snap.version || len(d.wake) > 0 || len(d.cmds) > 0 {
+		d.mu.Unlock()
+		return nil, true
+	}
+	d.runCancel, d.stopAsked = cancel, false
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.runCancel = nil
+		d.mu.Unlock()
+	}()
+
+	if p.delay > 0 {
+		t := time.NewTimer(p.delay)
+		select {
+		case <-t.C:
+		case <-runCtx.Done():
+			t.Stop()
+			return d.afterCancel(snap, nil)
+		}
+	}
+	if err := d.s.limiter.acquire(runCtx); err != nil {
+		return d.afterCancel(snap, nil)
+	}
+	res := d.explore(runCtx, snap, p)
+	d.s.limiter.release()
+	if runCtx.Err() != nil && !res.Complete && res.Stopped == "cancelled" {
+		return d.afterCancel(snap, res)
+	}
+	st := d.finalStatus(snap, p, res)
+	set := d.s.currentSettings()
+	if res.Complete || p.forced || !set.Escalate || p.stage >= len(set.escalationBudgets()) {
+		d.setStatus(snap.version, st)
+		return nil, false
+	}
+	st.State, st.Waiting, st.Escalating = stateChecking, false, true
+	d.setStatus(snap.version, st)
+	budget := set.escalationBudgets()[p.stage]
+	return &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1}, false
+}
+
+// afterCancel decides what a cancelled run amounts to: a stop the user
+// asked for ends the checks of this version (incomplete); an edit, a
+// command or a close interrupts them.
+func (d *document) afterCancel(snap *snapshot, res *engine.Result) (*plan, bool) {
+	d.mu.Lock()
+	stopped := d.stopAsked && d.version == snap.version && d.ctx.Err() == nil
+	d.mu.Unlock()
+	if !stopped {
+		return nil, true
+	}
+	st := status{State: stateIncomplete, Why: "stopped by the user"}
+	if res != nil {
+		st = d.finalStatus(snap, nil, res)
+		st.Why = "stopped by the user"
+		if len(res.Bugs) > 0 {
+			st.State = stateBugs
+		}
+	}
+	d.setStatus(snap.version, st)
+	return nil, false
+}
+
+// explore runs the engine, publishing bugs as they are found and the
+// progress about every half second.
+func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine.Result {
+	set := d.s.currentSettings()
+	ctx, cancelBudget := context.WithTimeout(ctx, p.budget)
+	defer cancelBudget()
+	start := time.Now()
+	base := status{State: stateChecking, Algorithm: string(p.algo), K: p.k, Escalating: p.stage > 0}
+	d.setStatus(snap.version, base)
+	token := d.beginProgress(snap, p)
+	var lastReport time.Time
+	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
+	opts := engine.Options{
+		Algorithm: p.algo,
+		K:         p.k,
+		MaxSteps:  set.MaxSteps,
+		MaxMemory: set.maxMemory(),
+		OnBug: func(b *engine.Bug) {
+			mu.Lock()
+			defer mu.Unlock()
+			if set.reports(string(b.Kind)) {
+				d.addBug(snap, b, false)
+			}
+		},
+		OnProgress: func(stats engine.Stats) {
+			mu.Lock()
+			defer mu.Unlock()
+			if time.Since(lastReport) < 500*time.Millisecond {
+				return
+			}
+			lastReport = time.Now()
+			st := base
+			st.Executions, st.ElapsedMs = stats.Executions, time.Since(start).Milliseconds()
+			d.setStatus(snap.version, st)
+			d.reportProgress(token, st)
+		},
+		OnRestart: func() {},
+	}
+	res := exploreSafely(ctx, snap, opts)
+	d.endProgress(token, res)
+	// The final bugs replace those streamed in: their traces are the
+	// shortest found.
+	for _, b := range res.Bugs {
+		if set.reports(string(b.Kind)) {
+			d.addBug(snap, b, true)
+		}
+	}
+	return res
+}
+
+// exploreSafely runs an exploration, turning a panic of the engine into
+// an incomplete result (and a log line) instead of a dead server.
+func exploreSafely(ctx context.Context, snap *snapshot, opts engine.Options) (res *engine.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = &engine.Result{Algorithm: opts.Algorithm, Stopped: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	res, err := engine.Explore(ctx, snap.loaded.Exec, opts)
+	if err != nil {
+		return &engine.Result{Algorithm: opts.Algorithm, Stopped: "internal error: " + err.Error()}
+	}
+	return res
+}
+
+func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) status {
+	st := status{
+		Algorithm:  string(res.Algorithm),
+		Executions: res.Executions,
+		ElapsedMs:  res.Elapsed.Milliseconds(),
+	}
+	if p != nil {
+		st.K = p.k
+	}
+	verdict, warnings := engine.Verdict(snap.loaded.Exec, res)
+	st.Warnings = warnings
+	switch verdict {
+	case engine.StatusBugs:
+		st.State = stateBugs
+		st.Complete = res.Complete
+		if !res.Complete {
+			st.Why = engine.StoppedWords(res.Stopped)
+		}
+	case engine.StatusIncomplete:
+		st.State, st.Why = stateIncomplete, engine.StoppedWords(res.Stopped)
+	case engine.StatusVacuous:
+		st.State, st.Complete = stateVacuous, true
+	default:
+		st.State, st.Complete = stateVerified, true
+	}
+	return st
+}
+
+// Stop asks the running check of u to stop.
+func (d *document) stop() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runCancel == nil {
+		return false
+	}
+	d.stopAsked = true
+	d.runCancel()
+	return true
+}
+
+// runOptimalNow interrupts what runs and starts the ceiling-budget check.
+func (d *document) runOptimalNow() {
+	select {
+	case d.cmds <- cmdRunOptimalNow:
+	default:
+	}
+	d.mu.Lock()
+	if d.runCancel != nil {
+		d.runCancel()
+	}
+	d.mu.Unlock()
+}
+
+// limiter bounds the explorations running at once; its limit can change.
+type limiter struct {
+	mu      sync.Mutex
+	limit   int
+	running int
+	freed   chan struct{}
+}
+
+func newLimiter(n int) *limiter { return &limiter{limit: n, freed: make(chan struct{})} }
+
+func (l *limiter) acquire(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		if l.running < l.limit {
+			l.running++
+			l.mu.Unlock()
+			return nil
+		}
+		freed := l.freed
+		l.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (l *limiter) release() {
+	l.mu.Lock()
+	l.running--
+	close(l.freed)
+	l.freed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+func (l *limiter) setLimit(n int) {
+	l.mu.Lock()
+	l.limit = n
+	close(l.freed)
+	l.freed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// beginProgress starts work-done progress for an escalated check, if the
+// client supports it; it returns the token ("" when none).
+func (d *document) beginProgress(snap *snapshot, p *plan) string {
+	s := d.s
+	if p.stage == 0 || !s.caps.workDoneProgress {
+		return ""
+	}
+	token := fmt.Sprintf("weft-%d", s.nextID.Add(1))
+	if err := s.client.WorkDoneProgressCreate(d.ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)}); err != nil {
+		return ""
+	}
+	s.mu.Lock()
+	s.progressDocs[token] = d
+	s.mu.Unlock()
+	t := true
+	msg := "starting"
+	_ = s.client.Progress(d.ctx, &protocol.ProgressParams{Token: protocol.String(token), Value: rawJSON(protocol.WorkDoneProgressBegin{
+		Kind: "begin", Title: fmt.Sprintf("Weft: %s check of %s", p.algo, docName(d.uri)), Cancellable: &t, Message: &msg,
+	})})
+	return token
+}
+
+func (d *document) reportProgress(token string, st status) {
+	if token == "" {
+		return
+	}
+	msg := fmt.Sprintf("%s executions", groupDigits(st.Executions))
+	if st.ElapsedMs > 0 {
+		msg += fmt.Sprintf(", %s/s", groupDigits(st.Executions*1000/st.ElapsedMs))
+	}
+	_ = d.s.client.Progress(d.ctx, &protocol.ProgressParams{Token: protocol.String(token), Value: rawJSON(protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})})
+}
+
+func (d *document) endProgress(token string, res *engine.Result) {
+	if token == "" {
+		return
+	}
+	d.s.mu.Lock()
+	delete(d.s.progressDocs, token)
+	d.s.mu.Unlock()
+	msg := "done"
+	if res != nil && !res.Complete {
+		msg = "incomplete: " + engine.StoppedWords(res.Stopped)
+	}
+	end := struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	}{"end", msg}
+	_ = d.s.client.Progress(context.WithoutCancel(d.ctx), &protocol.ProgressParams{Token: protocol.String(token), Value: rawJSON(end)})
+}
+
+// WorkDoneProgressCancel stops the check the progress belongs to.
+func (s *Server) WorkDoneProgressCancel(ctx context.Context, params *protocol.WorkDoneProgressCancelParams) error {
+	var token string
+	switch t := params.Token.(type) {
+	case protocol.String:
+		token = string(t)
+	case protocol.Integer:
+		token = fmt.Sprint(int32(t))
+	}
+	s.mu.Lock()
+	d := s.progressDocs[token]
+	s.mu.Unlock()
+	if d != nil {
+		d.stop()
+	}
+	return nil
+}

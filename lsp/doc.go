@@ -1,0 +1,54 @@
+// Package lsp is Weft's language server: `weft lsp` speaks the Language
+// Server Protocol (3.18, through go.lsp.dev) over stdio. It is the only
+// package that imports LSP types; it reads the front end (grammar,
+// analysis, analysis/lower, analysis/query, analysis/access) and runs the
+// engine.
+//
+// # Documents and snapshots
+//
+// Each open document has a worker goroutine. Edits arrive in order (the
+// server handles notifications on the connection's reading goroutine and
+// only requests concurrently), record the new text and version, and
+// cancel whatever still runs for the older version. The worker analyses
+// the latest text into an immutable snapshot (text, tree, checked program,
+// lowered program); every result carries the snapshot's version, and a
+// result is published only while its version is still the document's
+// latest, checked under the document's lock, so no stale diagnostic,
+// status or lens ever reaches the client.
+//
+// # Three tiers
+//
+//  1. Every version: parse and analysis; syntax and type diagnostics.
+//  2. After a quiet period (Settings.IdleDelayMs, 300 ms), when the file
+//     has no errors: QPOR with k=1 and a small budget (QuickBudgetMs, 2 s).
+//     Bugs are published as the engine finds them.
+//  3. While the editor stays idle: escalated checks (EscalationAlgorithm,
+//     optimal) with budgets growing ×6 from 10 s to EscalationCeilingMs
+//     (5 min), until one completes.
+//
+// One check runs at a time per document; a limiter bounds the checks
+// running at once over all documents (MaxConcurrent: cores minus one);
+// each check has the memory budget MaxMemoryMB (the engine's
+// Options.MaxMemory). Closing a document stops its work and clears its
+// diagnostics.
+//
+// # What the client sees
+//
+// Diagnostics with stable codes (the analysis's, and assertion, deadlock,
+// data-race, runtime-error, step-bound), source "weft", a data race as a
+// warning, related information for the other racing access and the
+// trace's last steps, and data {bugId, version, steps}. The custom
+// notification weft/status (see status) on every change of state, and the
+// same words in a code lens at the top of the file; "verified" only for a
+// complete exploration that checked something. Code lenses "Replay
+// counterexample (N steps)" (command weft.replay), "Run optimal now",
+// "Stop". Commands weft.trace / weft.replay (the trace with the state
+// after each step), weft.runOptimal, weft.stop, weft.showStatus. Work-done
+// progress for the escalated checks, cancellable.
+//
+// # Robustness
+//
+// The framing skips malformed frames instead of ending the session; a
+// panic in a handler is recovered, logged (stderr and window/logMessage)
+// and answered with an error; a cancelled request is answered -32800.
+package lsp

@@ -1,0 +1,246 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"weft/analysis/lower"
+	"weft/source"
+)
+
+// maxDocument bounds the text of a document, as the CLI does: past it the
+// server reports one diagnostic and checks nothing.
+const maxDocument = 16 << 20
+
+// docName is the name diagnostics and titles use for a document: its
+// file name, or the whole uri for one that is not a file.
+func docName(u uri.URI) string {
+	if p := u.Path(); p != "" {
+		return path.Base(p)
+	}
+	return string(u)
+}
+
+// snapshot is one version of a document, analysed; immutable once built.
+// Every result the server publishes carries the version it came from.
+type snapshot struct {
+	version int32
+	text    []byte
+	file    *source.File
+	loaded  *lower.Loaded // nil when the text is over maxDocument
+	diags   []source.Diagnostic
+}
+
+func newSnapshot(name string, version int32, text []byte) *snapshot {
+	snap := &snapshot{version: version, text: text, file: source.NewFile(name, text)}
+	if len(text) > maxDocument {
+		snap.diags = []source.Diagnostic{{
+			Severity: source.Error, Code: "file-too-large",
+			Message: fmt.Sprintf("the file has %d bytes; weft checks files of at most %d", len(text), maxDocument),
+		}}
+		return snap
+	}
+	snap.loaded = lower.Load(name, text)
+	snap.diags = snap.loaded.Diagnostics
+	return snap
+}
+
+// hasErrors says whether the snapshot has static errors (then nothing is
+// explored).
+func (s *snapshot) hasErrors() bool {
+	return s.loaded == nil || s.loaded.Exec == nil
+}
+
+// document is an open document: its latest text and the work on it. Edits
+// come in order on the connection's reading goroutine; one worker
+// goroutine per document analyses and checks the latest version.
+type document struct {
+	s   *Server
+	uri uri.URI
+
+	ctx    context.Context // the document's; cancelled on close
+	cancel context.CancelFunc
+	wake   chan struct{} // the text changed (capacity 1)
+	cmds   chan docCommand
+	done   chan struct{} // the worker ended
+
+	mu        sync.Mutex
+	version   int32
+	text      []byte
+	snap      *snapshot // the latest analysed snapshot (may lag the text)
+	runCancel context.CancelFunc
+	stopAsked bool
+	st        status
+	bugs      []*bugReport // of snap's version
+	progress  string       // the work-done progress token of the running check
+	lastLens  time.Time
+}
+
+type docCommand int
+
+const (
+	cmdRunOptimalNow docCommand = iota
+)
+
+func (s *Server) openDocument(u uri.URI, version int32, text []byte) *document {
+	ctx, cancel := context.WithCancel(s.ctx)
+	d := &document{
+		s: s, uri: u, ctx: ctx, cancel: cancel,
+		wake: make(chan struct{}, 1), cmds: make(chan docCommand, 1), done: make(chan struct{}),
+		version: version, text: text,
+	}
+	go d.run()
+	d.poke()
+	return d
+}
+
+// poke wakes the worker after an edit.
+func (d *document) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// edit records a new version and cancels whatever runs for an older one.
+func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error {
+	d.mu.Lock()
+	text, err := apply(d.text)
+	if err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	d.text, d.version = text, version
+	d.bugs = nil
+	if d.runCancel != nil {
+		d.runCancel()
+	}
+	d.mu.Unlock()
+	d.poke()
+	return nil
+}
+
+// close stops the document's work and clears what was published for it.
+func (d *document) close() {
+	d.cancel()
+	<-d.done
+	_ = d.s.client.PublishDiagnostics(context.WithoutCancel(d.ctx), &protocol.PublishDiagnosticsParams{URI: d.uri, Diagnostics: []protocol.Diagnostic{}})
+}
+
+// current says whether version is still the document's latest.
+func (d *document) current(version int32) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.version == version
+}
+
+// DidOpen starts tracking a document.
+func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	u := params.TextDocument.URI
+	text := []byte(params.TextDocument.Text)
+	s.mu.Lock()
+	old := s.docs[u]
+	d := s.openDocument(u, params.TextDocument.Version, text)
+	s.docs[u] = d
+	s.mu.Unlock()
+	if old != nil {
+		go old.stopWork() // opened twice: the new text wins
+	}
+	return nil
+}
+
+// stopWork stops a replaced document without clearing its diagnostics.
+func (d *document) stopWork() {
+	d.cancel()
+	<-d.done
+}
+
+// DidChange applies edits in order. An edit that does not fit the text
+// (a client out of step) is logged and the document asks for nothing
+// more until the next full-text change or reopen.
+func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		s.logf("didChange for %s, which is not open", params.TextDocument.URI)
+		return nil
+	}
+	err := d.edit(params.TextDocument.Version, func(text []byte) ([]byte, error) {
+		for _, ch := range params.ContentChanges {
+			switch c := ch.(type) {
+			case *protocol.TextDocumentContentChangeWholeDocument:
+				text = []byte(c.Text)
+			case *protocol.TextDocumentContentChangePartial:
+				text = applyEdit(text, c.Range, c.Text)
+			}
+		}
+		return text, nil
+	})
+	if err != nil {
+		s.logf("didChange %s: %v", params.TextDocument.URI, err)
+	}
+	return nil
+}
+
+// applyEdit replaces rng (LSP line and UTF-16 column, clamped into the
+// text) with newText.
+func applyEdit(text []byte, rng protocol.Range, newText string) []byte {
+	f := source.NewFile("", text)
+	start := f.Offset(int(rng.Start.Line), int(rng.Start.Character))
+	end := f.Offset(int(rng.End.Line), int(rng.End.Character))
+	if end < start {
+		start, end = end, start
+	}
+	out := make([]byte, 0, len(text)-(end-start)+len(newText))
+	out = append(out, text[:start]...)
+	out = append(out, newText...)
+	return append(out, text[end:]...)
+}
+
+// DidClose stops the document's work and clears its diagnostics.
+func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	d := s.docs[params.TextDocument.URI]
+	delete(s.docs, params.TextDocument.URI)
+	s.mu.Unlock()
+	if d != nil {
+		go d.close()
+	}
+	return nil
+}
+
+// DidSave is accepted: the text is already known from the edits.
+func (s *Server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
+
+// snapshotFor returns the latest analysed snapshot of an open document,
+// waiting (up to a second, or until ctx ends) for the analysis of its
+// latest text when that is still running, so that a request right after an
+// edit sees the edit.
+func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) {
+	d := s.doc(u)
+	if d == nil {
+		return nil, errNoDocument(u)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		d.mu.Lock()
+		snap, version := d.snap, d.version
+		d.mu.Unlock()
+		if snap != nil && (snap.version == version || time.Now().After(deadline)) {
+			return snap, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-d.ctx.Done():
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "the document was closed")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}

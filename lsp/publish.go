@@ -1,0 +1,343 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"weft/engine"
+	"weft/source"
+)
+
+// The states of a document's check, as weft/status and the top code lens
+// say them.
+const (
+	stateChecking   = "checking"
+	stateVerified   = "verified"
+	stateVacuous    = "vacuous" // complete, but nothing was checked (see warnings); never "verified"
+	stateBugs       = "bugs"
+	stateIncomplete = "incomplete"
+	stateErrors     = "errors"
+)
+
+// status is the state of a document's check, sent as weft/status.
+type status struct {
+	URI        uri.URI  `json:"uri"`
+	Version    int32    `json:"version"`
+	State      string   `json:"state"`
+	Algorithm  string   `json:"algorithm,omitempty"`
+	K          int      `json:"k,omitempty"`
+	Executions int64    `json:"executions"`
+	ElapsedMs  int64    `json:"elapsedMs"`
+	Bugs       int      `json:"bugs"`
+	Complete   bool     `json:"complete"`      // the exploration finished (verified, vacuous, or bugs with nothing left)
+	Why        string   `json:"why,omitempty"` // why incomplete
+	Waiting    bool     `json:"waiting"`       // checking: waiting for a pause in typing or a free slot
+	Escalating bool     `json:"escalating"`    // checking: an escalated (idle) check
+	Warnings   []string `json:"warnings,omitempty"`
+	Message    string   `json:"message"` // the status in words, as the code lens shows it
+}
+
+// words says the status as a person reads it.
+func (st status) words() string {
+	switch st.State {
+	case stateChecking:
+		var b strings.Builder
+		if st.Bugs > 0 {
+			fmt.Fprintf(&b, "%s so far; ", plural(st.Bugs, "bug"))
+		}
+		if st.Waiting {
+			b.WriteString("Checking soon (after a pause in typing)…")
+			return b.String()
+		}
+		fmt.Fprintf(&b, "Checking… %s", algoWords(st.Algorithm, st.K))
+		if st.Executions > 0 {
+			fmt.Fprintf(&b, ", %s executions", groupDigits(st.Executions))
+		}
+		return b.String()
+	case stateVerified:
+		return fmt.Sprintf("✓ Verified: %s, %s, %s", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), seconds(st.ElapsedMs))
+	case stateVacuous:
+		w := "nothing was checked"
+		if len(st.Warnings) > 0 {
+			w = st.Warnings[0]
+		}
+		return "⚠ Not verified: " + w
+	case stateBugs:
+		s := plural(st.Bugs, "bug")
+		if st.Complete {
+			return s + fmt.Sprintf(" (exploration complete: %s, %s)", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		}
+		if st.Why != "" {
+			return s + " (incomplete: " + st.Why + ")"
+		}
+		return s
+	case stateIncomplete:
+		return fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+	case stateErrors:
+		return "Not checked: the file has errors"
+	}
+	return st.State
+}
+
+func algoWords(algo string, k int) string {
+	if algo == string(engine.QPOR) {
+		return fmt.Sprintf("qpor k=%d", k)
+	}
+	return algo
+}
+
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}
+
+func plural(n int, what string) string { return plural64(int64(n), what) }
+
+func plural64(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return groupDigits(n) + " " + what + "s"
+}
+
+// groupDigits writes n with thousands separators: 12,345.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// setStatus records and announces the status of version (if it is still
+// the document's latest).
+func (d *document) setStatus(version int32, st status) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != version || d.ctx.Err() != nil {
+		return
+	}
+	st.URI, st.Version, st.Bugs = d.uri, version, len(d.bugs)
+	changed := st.State != d.st.State || st.Waiting != d.st.Waiting || st.Algorithm != d.st.Algorithm || st.Bugs != d.st.Bugs
+	d.st = st
+	d.st.Message = st.words()
+	_ = d.s.conn.Notify(d.ctx, "weft/status", d.st)
+	if changed || time.Since(d.lastLens) > 2*time.Second {
+		d.lastLens = time.Now()
+		d.s.refreshLenses()
+	}
+}
+
+func (s *Server) refreshLenses() {
+	if s.caps.codeLensRefresh {
+		go func() { _ = s.client.CodeLensRefresh(s.ctx) }()
+	}
+}
+
+// bugReport is a bug as the server keeps it: copied out of the engine's
+// report (which the engine may still change) with the snapshot it is for.
+type bugReport struct {
+	id          string
+	snap        *snapshot
+	kind        engine.BugKind
+	message     string
+	thread      string
+	rng         source.Range
+	other       *engine.RaceSide
+	schedule    []int32
+	localBudget int
+	trace       []engine.TraceStep
+}
+
+func (b *bugReport) key() string {
+	k := fmt.Sprintf("%s|%d|%d", b.kind, b.rng.Start.Offset, b.rng.End.Offset)
+	if b.other != nil {
+		k += fmt.Sprintf("|%d", b.other.Range.Start.Offset)
+	}
+	return k
+}
+
+// addBug records a bug of snap (if snap is still current) and publishes
+// it. final marks the exploration's own list, whose traces replace those
+// streamed in.
+func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
+	r := &bugReport{
+		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range,
+		schedule: append([]int32(nil), b.Schedule...), localBudget: b.LocalBudget,
+		trace: append([]engine.TraceStep(nil), b.Trace...),
+	}
+	if b.Other != nil {
+		o := *b.Other
+		r.other = &o
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
+		return
+	}
+	for i, old := range d.bugs {
+		if old.key() == r.key() {
+			if final && len(r.schedule) <= len(old.schedule) {
+				r.id = old.id
+				d.bugs[i] = r
+				d.publishLocked()
+			}
+			return
+		}
+	}
+	r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
+	d.bugs = append(d.bugs, r)
+	d.publishLocked()
+	d.s.refreshLenses()
+}
+
+// publishLocked publishes the diagnostics of d.snap: the static ones and
+// the bugs found so far. d.mu is held, so no edit can slip in between the
+// check that the snapshot is current and the publication.
+func (d *document) publishLocked() {
+	snap := d.snap
+	if snap == nil || snap.version != d.version {
+		return
+	}
+	diags := make([]protocol.Diagnostic, 0, len(snap.diags)+len(d.bugs))
+	for _, sd := range snap.diags {
+		diags = append(diags, staticDiagnostic(sd))
+	}
+	for _, b := range d.bugs {
+		diags = append(diags, d.bugDiagnostic(b))
+	}
+	_ = d.s.client.PublishDiagnostics(d.ctx, &protocol.PublishDiagnosticsParams{
+		URI: d.uri, Version: protocol.NewOptional(snap.version), Diagnostics: diags,
+	})
+}
+
+func toRange(r source.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(max(0, r.Start.Line)), Character: uint32(max(0, r.Start.Col))},
+		End:   protocol.Position{Line: uint32(max(0, r.End.Line)), Character: uint32(max(0, r.End.Col))},
+	}
+}
+
+func severity(s source.Severity) protocol.DiagnosticSeverity {
+	switch s {
+	case source.Error:
+		return protocol.DiagnosticSeverityError
+	case source.Warning:
+		return protocol.DiagnosticSeverityWarning
+	}
+	return protocol.DiagnosticSeverityInformation
+}
+
+func staticDiagnostic(sd source.Diagnostic) protocol.Diagnostic {
+	return protocol.Diagnostic{
+		Range:    toRange(sd.Range),
+		Severity: severity(sd.Severity),
+		Code:     protocol.String(sd.Code),
+		Source:   protocol.NewOptional("weft"),
+		Message:  protocol.String(sd.Message),
+	}
+}
+
+// maxRelatedSteps bounds the trace steps a bug diagnostic lists.
+const maxRelatedSteps = 30
+
+// bugData is the data field of a bug diagnostic.
+type bugData struct {
+	BugID   string `json:"bugId"`
+	Version int32  `json:"version"`
+	Steps   int    `json:"steps"`
+}
+
+func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityError
+	if b.kind == engine.BugDataRace {
+		sev = protocol.DiagnosticSeverityWarning
+	}
+	msg := b.message
+	switch b.kind {
+	case engine.BugDeadlock:
+		if !strings.Contains(strings.ToLower(msg), "deadlock") {
+			msg = "deadlock: " + msg
+		}
+	}
+	msg += fmt.Sprintf(" (counterexample: %s)", plural(len(b.schedule), "step"))
+	var related []protocol.DiagnosticRelatedInformation
+	loc := func(r source.Range, m string) {
+		related = append(related, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: d.uri, Range: toRange(r)}, Message: m,
+		})
+	}
+	if b.other != nil {
+		loc(b.other.Range, fmt.Sprintf("the other access: %s by %s", b.other.Op, b.other.Thread))
+	}
+	steps := b.trace
+	first := 0
+	if len(steps) > maxRelatedSteps {
+		first = len(steps) - maxRelatedSteps
+		loc(steps[0].Range, fmt.Sprintf("step 1: %s %s (%d steps not listed; the weft.trace command has them all)", steps[0].Thread, steps[0].Op, first-1))
+		first = max(first, 1)
+	}
+	for i := first; i < len(steps); i++ {
+		loc(steps[i].Range, fmt.Sprintf("step %d: %s %s", i+1, steps[i].Thread, steps[i].Op))
+	}
+	return protocol.Diagnostic{
+		Range:              toRange(b.rng),
+		Severity:           sev,
+		Code:               protocol.String(string(b.kind)),
+		Source:             protocol.NewOptional("weft"),
+		Message:            protocol.String(msg),
+		RelatedInformation: related,
+		Data:               rawJSON(bugData{BugID: b.id, Version: b.snap.version, Steps: len(b.schedule)}),
+	}
+}
+
+// CodeLens answers the lenses of a document: the status and its actions
+// at the top, a replay above each bug.
+func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, errNoDocument(params.TextDocument.URI)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	top := protocol.Range{}
+	arg := func(v any) protocol.LSPAny { return rawJSON(v) }
+	st := d.st
+	if st.State == "" {
+		st.State, st.Waiting = stateChecking, true
+	}
+	st.Bugs = len(d.bugs)
+	lenses := []protocol.CodeLens{{Range: top, Command: protocol.Command{Title: st.words(), Command: cmdShowStatus, Arguments: []protocol.LSPAny{arg(string(d.uri))}}}}
+	switch {
+	case st.State == stateChecking && !st.Waiting:
+		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Stop", Command: cmdStop, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
+	case st.State != stateErrors && !(st.Complete && st.Algorithm == string(engine.Optimal)):
+		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Run optimal now", Command: cmdRunOptimal, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
+	}
+	for _, b := range d.bugs {
+		if b.snap.version != d.version {
+			continue
+		}
+		lenses = append(lenses, protocol.CodeLens{
+			Range: toRange(source.Range{Start: b.rng.Start, End: b.rng.Start}),
+			Command: protocol.Command{
+				Title:     fmt.Sprintf("Replay counterexample (%s)", plural(len(b.schedule), "step")),
+				Command:   cmdReplay,
+				Arguments: []protocol.LSPAny{arg(string(d.uri)), arg(b.id)},
+			},
+		})
+	}
+	return lenses, nil
+}

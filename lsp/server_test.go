@@ -1,0 +1,261 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+const lostUpdateFixed = `var c int
+var m mutex
+
+thread incr[k in 0..2] {
+    lock(m)
+    c = c + 1
+    unlock(m)
+}
+
+thread main {
+    join incr[0]
+    join incr[1]
+    assert c == 2, "an increment was lost"
+}
+`
+
+func readExample(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../examples/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A type error shows at once and goes when the fix is typed.
+func TestStaticDiagnostics(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 50})
+	u := c.open("typo.weft", "var c int\n\nthread t {\n    c = d + 1\n}\n")
+	c.waitFor("undefined-name", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && p.version == 1 && hasCode(p.diags, "undefined-name")
+	})
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	if r := p.diags[0].Range; r.Start.Line != 3 || r.Start.Character != 8 {
+		t.Errorf("undefined-name at %v, want line 3 character 8", r.Start)
+	}
+	c.waitFor("status errors", 5*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Version == 1 && st.State == stateErrors
+	})
+	// Type the fix: d → c.
+	c.change(u, 2, partial(3, 8, 3, 9, "c"))
+	c.waitFor("the diagnostic to go", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && p.version == 2 && len(p.diags) == 0
+	})
+	c.waitFor("verified", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Version == 2 && st.State == stateVerified
+	})
+}
+
+// Edits count columns in UTF-16 code units, as LSP does: an edit after a
+// comment with characters outside ASCII (one of them outside the BMP)
+// lands where the client meant it.
+func TestUTF16Edits(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 50})
+	src := "var x int\nvar /* é😀 */ y int\n\nthread t {\n    x = 1\n}\n"
+	u := c.open("utf16.weft", src)
+	c.waitFor("clean", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && p.version == 1 && len(p.diags) == 0
+	})
+	// "var /* é😀 */ " is 14 UTF-16 units (é is 1, 😀 is 2; 16 bytes):
+	// rename y, at column 14, to zz.
+	c.change(u, 2, partial(1, 14, 1, 15, "zz"))
+	// Now use y, which no longer exists, at line 4 column 4.
+	c.change(u, 3, partial(4, 4, 4, 5, "y"))
+	c.waitFor("undefined y", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && p.version == 3 && hasCode(p.diags, "undefined-name")
+	})
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	d := p.diags[0]
+	if d.Range.Start.Line != 4 || d.Range.Start.Character != 4 || !strings.Contains(messageOf(d), "y") {
+		t.Errorf("got %v %q, want undefined y at 4:4", d.Range.Start, messageOf(d))
+	}
+	// And the renamed zz is used fine.
+	c.change(u, 4, partial(4, 4, 4, 5, "zz"))
+	c.waitFor("clean again", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && p.version == 4 && len(p.diags) == 0
+	})
+}
+
+// A buggy model's bug arrives as a diagnostic with its code, trace and
+// lens; the trace command replays it; typing the fix makes it go and the
+// status say verified.
+func TestBugThenFix(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 50})
+	u := c.open("lost_update.weft", readExample(t, "lost_update.weft"))
+	start := time.Now()
+	c.waitFor("the assertion diagnostic", 10*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && hasCode(p.diags, "assertion") && hasCode(p.diags, "data-race")
+	})
+	t.Logf("first bug diagnostics after %v", time.Since(start))
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	var bugID string
+	for _, d := range p.diags {
+		if d.Source.IsZero() {
+			t.Errorf("diagnostic without source: %q", messageOf(d))
+		}
+		switch codeOf(d) {
+		case "data-race":
+			if d.Severity != protocol.DiagnosticSeverityWarning {
+				t.Errorf("a data race has severity %v, want warning", d.Severity)
+			}
+			if len(d.RelatedInformation) == 0 || !strings.Contains(d.RelatedInformation[0].Message, "other access") {
+				t.Errorf("data race without the other access: %+v", d.RelatedInformation)
+			}
+		case "assertion":
+			if d.Severity != protocol.DiagnosticSeverityError || d.Range.Start.Line != 18 {
+				t.Errorf("assertion: severity %v line %d, want error at line 18", d.Severity, d.Range.Start.Line)
+			}
+			var data bugData
+			if err := json.Unmarshal(d.Data, &data); err != nil || data.BugID == "" {
+				t.Fatalf("assertion data %s: %v", d.Data, err)
+			}
+			bugID = data.BugID
+			if len(d.RelatedInformation) == 0 || !strings.HasPrefix(d.RelatedInformation[0].Message, "step 1: ") {
+				t.Errorf("assertion without its steps: %+v", d.RelatedInformation)
+			}
+		}
+	}
+	// Lenses: the status at the top, a replay above the bug.
+	lenses, err := c.server.CodeLens(context.Background(), &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replay *protocol.CodeLens
+	for i, l := range lenses {
+		if strings.HasPrefix(l.Command.Title, "Replay counterexample (") && l.Range.Start.Line == 18 {
+			replay = &lenses[i]
+		}
+	}
+	if replay == nil || len(lenses) < 2 || lenses[0].Range.Start.Line != 0 {
+		t.Fatalf("lenses %+v: want the status at the top and a replay at line 18", lenses)
+	}
+	// The trace, step by step, with the state after each step.
+	res, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdTrace, Arguments: []protocol.LSPAny{rawJSON(string(u)), rawJSON(bugID)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr traceJSON
+	if err := json.Unmarshal(res, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Kind != "assertion" || len(tr.Steps) == 0 || len(tr.Steps[len(tr.Steps)-1].Shared) != 1 || len(tr.Threads) != 3 {
+		t.Fatalf("trace %+v", tr)
+	}
+	// Type the fix.
+	c.change(u, 2, whole(lostUpdateFixed))
+	c.waitFor("verified after the fix", 20*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		p, _ := c.latestDiags(u)
+		return ok && st.Version == 2 && st.State == stateVerified && p.version == 2 && len(p.diags) == 0
+	})
+	c.mu.Lock()
+	st, _ := c.latestStatus(u)
+	c.mu.Unlock()
+	if !strings.HasPrefix(st.Message, "✓ Verified: ") || !st.Complete {
+		t.Errorf("final status %+v: want a complete verification", st)
+	}
+}
+
+// slowModel is a model whose exploration takes minutes: each edit must
+// cancel it.
+const slowModel = `var x int
+var m mutex
+
+thread w[i in 0..9] {
+    for j in 0..3 {
+        lock(m)
+        x = x + i
+        unlock(m)
+    }
+}
+`
+
+// Nothing computed for an older version is published once the edit that
+// replaced it has been handled, even while a check runs.
+func TestNoStaleResults(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0})
+	u := c.open("slow.weft", slowModel)
+	c.waitFor("checking", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateChecking && !st.Waiting && st.Executions > 0
+	})
+	for v := int32(2); v <= 6; v++ {
+		c.change(u, v, partial(0, 0, 0, 0, "// edit\n"))
+		// A request after the edit: once answered, the edit was handled.
+		if _, err := c.server.CodeLens(context.Background(), &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		nd, ns := len(c.diags), len(c.statuses)
+		c.mu.Unlock()
+		time.Sleep(150 * time.Millisecond)
+		c.mu.Lock()
+		for _, p := range c.diags[nd:] {
+			if p.uri == u && p.version < v {
+				t.Errorf("diagnostics of version %d published after version %d was handled", p.version, v)
+			}
+		}
+		for _, st := range c.statuses[ns:] {
+			if st.URI == u && st.Version < v {
+				t.Errorf("status of version %d published after version %d was handled", st.Version, v)
+			}
+		}
+		c.mu.Unlock()
+	}
+	// Closing stops the work and clears the diagnostics.
+	if err := c.server.DidClose(context.Background(), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("cleared diagnostics", 5*time.Second, func() bool {
+		p, ok := c.latestDiags(u)
+		return ok && !p.hasVer && len(p.diags) == 0
+	})
+}
+
+// Stop ends the running check as incomplete, never verified.
+func TestStop(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0})
+	u := c.open("slow.weft", slowModel)
+	c.waitFor("checking", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateChecking && !st.Waiting
+	})
+	if _, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdStop, Arguments: []protocol.LSPAny{rawJSON(string(u))}}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("incomplete", 5*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateIncomplete && strings.Contains(st.Message, "stopped by the user")
+	})
+}
+
+var _ = uri.URI("")
