@@ -64,7 +64,7 @@ func Complete(src *source.File, prog *analysis.Program, pos source.Pos) ([]Compl
 		return nil, replace
 	}
 	tree := buildScopes(prog, text)
-	c := completer{scope: tree.innermost(start), off: start}
+	c := completer{scope: tree.innermost(start), off: start, declaring: -1, constsBefore: -1}
 	c.context(toks)
 	return c.items, replace
 }
@@ -104,6 +104,13 @@ type completer struct {
 	scope *scope
 	off   int
 	items []Completion
+	// declaring is the offset of the name that the current statement
+	// declares (var NAME, const NAME), which its own initialiser cannot
+	// use; -1 if none.
+	declaring int
+	// constsBefore, when non-negative, admits only the constants declared
+	// before it: a constant's value can use only earlier constants.
+	constsBefore int
 }
 
 // The groups of keywords proposed together.
@@ -132,6 +139,10 @@ func (c *completer) types(words ...string) {
 // names proposes the visible objects that keep is true for.
 func (c *completer) names(keep func(*analysis.Object) bool) {
 	visible(c.scope, c.off, func(obj *analysis.Object) {
+		at := obj.Ident.NamePos.Offset
+		if at == c.declaring || c.constsBefore >= 0 && obj.Kind == analysis.Const && at >= c.constsBefore {
+			return
+		}
 		if keep(obj) {
 			c.items = append(c.items, Completion{Label: obj.Name, Kind: kindOf(obj), Detail: describe(obj)})
 		}
@@ -241,6 +252,12 @@ func (c *completer) context(toks []grammar.Token) {
 		return
 	}
 	hasAssign := hasKind(cur, grammar.ASSIGN)
+	if first := cur[0].Kind; (first == grammar.VAR || first == grammar.CONST) && len(cur) > 1 {
+		c.declaring = cur[1].Pos.Offset
+		if first == grammar.CONST {
+			c.constsBefore = cur[0].Pos.Offset
+		}
+	}
 	switch first := cur[0].Kind; {
 	case last == grammar.SPAWN:
 		c.names(isProc)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"golang.org/x/tools/txtar"
 
@@ -31,6 +32,9 @@ func parseModel(t testing.TB, marked string) *model {
 	for i := 0; i < len(marked); {
 		switch {
 		case strings.HasPrefix(marked[i:], "‸"):
+			if _, dup := offsets[""]; dup {
+				t.Fatalf("two cursors in %q", marked)
+			}
 			offsets[""] = b.Len()
 			i += len("‸")
 		case strings.HasPrefix(marked[i:], "«"):
@@ -137,3 +141,6 @@ func corpus(t testing.TB) map[string][]byte {
 	}
 	return out
 }
+
+func utf16Units(s string) []uint16  { return utf16.Encode([]rune(s)) }
+func utf16Decode(u []uint16) []rune { return utf16.Decode(u) }

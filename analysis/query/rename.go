@@ -17,11 +17,11 @@ type Edit struct {
 }
 
 // PrepareRename says whether the name at pos can be renamed: it returns
-// the identifier's range and its name, or an error that says why not (no
-// declared name there, or a syntax error in the part of the file where the
-// name is visible, whose unparsed text might hold uses of it).
-func PrepareRename(prog *analysis.Program, pos source.Pos) (source.Range, string, error) {
-	id, _, _, err := prepare(prog, pos)
+// the identifier's range and its name, or an error that says why not: no
+// declared name there, or the name written somewhere in its scope that
+// the parser could not read (a syntax error), which a rename would miss.
+func PrepareRename(src *source.File, prog *analysis.Program, pos source.Pos) (source.Range, string, error) {
+	id, _, _, err := prepare(src, prog, pos)
 	if err != nil {
 		return source.Range{}, "", err
 	}
@@ -30,14 +30,15 @@ func PrepareRename(prog *analysis.Program, pos source.Pos) (source.Range, string
 
 // Rename returns the edits that rename the object named at pos, and every
 // occurrence of it, to newName, in source order. It refuses (with an error
-// that says what is in the way) when newName is not an identifier or is a
-// keyword, or when the renamed object and another one would see each
-// other: newName already declared in the same scope, an outer newName
-// that the renamed object would hide (the checker's shadowed-name), or a
-// newName declared in an inner scope where the object is visible, which
-// would hide it. Renaming to the same name gives no edits.
-func Rename(prog *analysis.Program, pos source.Pos, newName string) ([]Edit, error) {
-	_, obj, tree, err := prepare(prog, pos)
+// that says what is in the way) when PrepareRename does, when newName is
+// not an identifier or is a keyword, and when the renamed object and
+// another one would see each other: newName already declared in the same
+// scope, an outer newName that the renamed object would hide (what the
+// checker warns about as shadowed-name), or a newName declared in an
+// inner scope where the object is visible, which would hide it. Renaming
+// to the same name gives no edits.
+func Rename(src *source.File, prog *analysis.Program, pos source.Pos, newName string) ([]Edit, error) {
+	_, obj, tree, err := prepare(src, prog, pos)
 	if err != nil {
 		return nil, err
 	}
@@ -58,27 +59,46 @@ func Rename(prog *analysis.Program, pos source.Pos, newName string) ([]Edit, err
 	return edits, nil
 }
 
-// prepare finds the object to rename at pos and checks that no syntax
-// error hides part of where it is visible.
-func prepare(prog *analysis.Program, pos source.Pos) (*grammar.Ident, *analysis.Object, *scopeTree, error) {
+// prepare finds the object to rename at pos and checks that every time
+// its name is written where it is visible, the checker read it.
+func prepare(src *source.File, prog *analysis.Program, pos source.Pos) (*grammar.Ident, *analysis.Object, *scopeTree, error) {
 	id, obj := objectAt(prog, pos)
-	if obj == nil {
+	if obj == nil || src == nil {
 		return nil, nil, nil, errors.New("there is no declared name here to rename")
 	}
-	tree := buildScopes(prog, nil)
+	tree := buildScopes(prog, src.Text)
 	s := tree.declScope[obj]
 	if s == nil {
 		return nil, nil, nil, fmt.Errorf("cannot rename %s: its declaration was not understood", obj.Name)
 	}
-	from, to := s.start, s.end
-	if s.parent == nil {
-		from, to = 0, prog.File.EOF.Offset+1
-	}
-	if bad := badNodeIn(prog.File, from, to); bad != nil {
-		return nil, nil, nil, fmt.Errorf("cannot rename %s: the syntax error at %s may hide uses of it; fix it first",
-			obj.Name, bad.Pos())
+	if at, ok := unreadName(src, prog, obj.Name, s.start, s.end); ok {
+		return nil, nil, nil, fmt.Errorf("cannot rename %s: the %s at %s is in text that could not be parsed; fix the syntax error first",
+			obj.Name, obj.Name, at)
 	}
 	return id, obj, tree, nil
+}
+
+// unreadName returns the position of a token name in [from, to) that is
+// not an identifier the checker resolved (the parser skipped it after a
+// syntax error, or left it out of the tree), if there is one.
+func unreadName(src *source.File, prog *analysis.Program, name string, from, to int) (source.Pos, bool) {
+	resolved := make(map[int]bool, len(prog.Uses))
+	for id := range prog.Uses {
+		if id.Name == name {
+			resolved[id.NamePos.Offset] = true
+		}
+	}
+	sc := grammar.NewScanner(src.Text)
+	for {
+		t := sc.Next()
+		if t.Kind == grammar.EOF || t.Pos.Offset >= to {
+			return source.Pos{}, false
+		}
+		if t.Pos.Offset >= from && t.Text == name && !resolved[t.Pos.Offset] &&
+			(t.Kind == grammar.IDENT || t.Kind.IsReserved()) {
+			return t.Pos, true
+		}
+	}
 }
 
 // checkIdentifier reports why name cannot be a Weft name, if it cannot.
@@ -151,27 +171,4 @@ func declaredInside(s *scope, from int, name string) *analysis.Object {
 		stack = append(stack, c.children...)
 	}
 	return nil
-}
-
-// badNodeIn returns a Bad… node with text in it that overlaps [from, to),
-// or nil.
-func badNodeIn(f *grammar.File, from, to int) grammar.Node {
-	var bad grammar.Node
-	grammar.Inspect(f, func(n grammar.Node) bool {
-		if n == nil || bad != nil {
-			return false
-		}
-		if start, end := n.Pos().Offset, n.End().Offset; start >= to || end >= 0 && end < from {
-			return false
-		}
-		switch n.(type) {
-		case *grammar.BadDecl, *grammar.BadStmt, *grammar.BadExpr:
-			if n.End().Offset > n.Pos().Offset && n.End().Offset > from {
-				bad = n
-			}
-			return false
-		}
-		return true
-	})
-	return bad
 }
