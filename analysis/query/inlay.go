@@ -71,7 +71,7 @@ func InlayHints(prog *analysis.Program, rng source.Range) []InlayHint {
 		case *grammar.ThreadDecl:
 			obj := prog.Uses[d.Name]
 			if obj != nil && obj.Ident == d.Name && obj.IsArray && obj.Type != nil && !(isLiteral(d.Lo) && isLiteral(d.Hi)) &&
-				d.Body != nil && d.Body.Lbrace.Line == d.Name.NamePos.Line {
+				d.Body != nil && d.Body.Rbrace.Offset > d.Body.Lbrace.Offset && d.Body.Lbrace.Line == d.Name.NamePos.Line {
 				add(InlayHint{Pos: d.Body.Lbrace, Label: instances(obj.Hi - obj.Lo), Kind: HintType, PaddingRight: true})
 			}
 			localTypeHints(d.Body, typeHint)
