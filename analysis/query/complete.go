@@ -203,10 +203,17 @@ func (c *completer) context(toks []grammar.Token) {
 	stmt := 0
 	var open []bracket
 	var lists []bool // for each open `{`: an initialiser list?
+	endStmt := func(i int) {
+		// Initialiser lists left open end with their statement.
+		for len(lists) > 0 && lists[len(lists)-1] {
+			lists = lists[:len(lists)-1]
+		}
+		stmt, open = i+1, open[:0]
+	}
 	for i, t := range toks {
 		switch t.Kind {
 		case grammar.SEMICOLON:
-			stmt, open = i+1, open[:0]
+			endStmt(i)
 		case grammar.LPAREN, grammar.LBRACK:
 			open = append(open, bracket{t.Kind, i})
 		case grammar.RPAREN, grammar.RBRACK:
@@ -216,12 +223,12 @@ func (c *completer) context(toks []grammar.Token) {
 		case grammar.LBRACE:
 			list := i > 0 && (toks[i-1].Kind == grammar.ASSIGN || toks[i-1].Kind == grammar.COMMA ||
 				toks[i-1].Kind == grammar.LBRACE && len(lists) > 0 && lists[len(lists)-1])
-			lists = append(lists, list)
 			if list {
 				open = append(open, bracket{t.Kind, i})
 			} else {
-				stmt, open = i+1, open[:0]
+				endStmt(i)
 			}
+			lists = append(lists, list)
 		case grammar.RBRACE:
 			list := false
 			if n := len(lists); n > 0 {
@@ -231,7 +238,7 @@ func (c *completer) context(toks []grammar.Token) {
 			if n := len(open); list && n > 0 && open[n-1].kind == grammar.LBRACE {
 				open = open[:n-1]
 			} else if !list {
-				stmt, open = i+1, open[:0]
+				endStmt(i)
 			}
 		}
 	}
@@ -241,6 +248,12 @@ func (c *completer) context(toks []grammar.Token) {
 		return
 	}
 	last := cur[len(cur)-1].Kind
+	if first := cur[0].Kind; (first == grammar.VAR || first == grammar.CONST) && len(cur) > 1 {
+		c.declaring = cur[1].Pos.Offset
+		if first == grammar.CONST {
+			c.constsBefore = cur[0].Pos.Offset
+		}
+	}
 	if n := len(open); n > 0 {
 		switch {
 		case c.inBrackets(toks, cur, open[n-1]):
@@ -252,12 +265,6 @@ func (c *completer) context(toks []grammar.Token) {
 		return
 	}
 	hasAssign := hasKind(cur, grammar.ASSIGN)
-	if first := cur[0].Kind; (first == grammar.VAR || first == grammar.CONST) && len(cur) > 1 {
-		c.declaring = cur[1].Pos.Offset
-		if first == grammar.CONST {
-			c.constsBefore = cur[0].Pos.Offset
-		}
-	}
 	switch first := cur[0].Kind; {
 	case last == grammar.SPAWN:
 		c.names(isProc)
