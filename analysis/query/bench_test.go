@@ -86,8 +86,9 @@ func TestGeneratedModelIsClean(t *testing.T) {
 	}
 }
 
-// BenchmarkQueries runs every query on a generated 1,000-line model, at a
-// position in its middle (inside a thread's loop, on a shared variable).
+// BenchmarkQueries runs every query on a generated 1,000-line model, at
+// positions in its last thread (on a shared variable inside a loop, on a
+// local, in a spawn's arguments).
 //
 //	go test ./analysis/query -run XXX -bench Queries -benchtime 20x
 func BenchmarkQueries(b *testing.B) {
@@ -95,10 +96,13 @@ func BenchmarkQueries(b *testing.B) {
 	src := source.NewFile("gen.weft", text)
 	file, _ := grammar.ParseFile("gen.weft", text)
 	prog := analysis.Check(file)
-	mid := strings.Index(string(text[len(text)/2:]), "data[w][i] = ") + len(text)/2
-	at := src.Pos(mid + 1)
-	local := src.Pos(strings.Index(string(text[mid:]), "sum") + mid + 1)
-	spawn := src.Pos(strings.Index(string(text[len(text)/2:]), "helper(w, ") + len(text)/2 + len("helper(w, "))
+	// Positions in the last thread, where the queries that read the
+	// tokens before the cursor do the most work.
+	last := strings.LastIndex(string(text), "data[w][i] = ")
+	at := src.Pos(last + 1)
+	local := src.Pos(strings.Index(string(text[last:]), "sum") + last + 1)
+	call := strings.LastIndex(string(text), "helper(w, ") + len("helper(w, ")
+	spawn := src.Pos(call)
 	whole := source.Range{Start: src.Pos(0), End: src.Pos(len(text))}
 	if !strings.Contains(string(text[at.Offset-1:at.Offset+4]), "data") {
 		b.Fatal("position not on data")

@@ -12,11 +12,10 @@ import (
 // InlayHintKind.
 type InlayHintKind uint8
 
-// The kinds of inlay hints.
-const (
-	HintType      InlayHintKind = 1 // a type or value the text does not spell out
-	HintParameter InlayHintKind = 2
-)
+// HintType is the kind of every hint given today: a type, a value or a
+// count that the text does not spell out. (LSP's other kind, 2, is for
+// parameter names.)
+const HintType InlayHintKind = 1
 
 // InlayHint is a label shown at Pos, between the characters of the text.
 type InlayHint struct {
