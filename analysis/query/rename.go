@@ -60,7 +60,7 @@ func Rename(src *source.File, prog *analysis.Program, pos source.Pos, newName st
 }
 
 // prepare finds the object to rename at pos and checks that every time
-// its name is written where it is visible, the checker read it.
+// its name is written where it is visible, it is a name of the tree.
 func prepare(src *source.File, prog *analysis.Program, pos source.Pos) (*grammar.Ident, *analysis.Object, *scopeTree, error) {
 	id, obj := objectAt(prog, pos)
 	if obj == nil || src == nil {
@@ -78,23 +78,24 @@ func prepare(src *source.File, prog *analysis.Program, pos source.Pos) (*grammar
 	return id, obj, tree, nil
 }
 
-// unreadName returns the position of a token name in [from, to) that is
-// not an identifier the checker resolved (the parser skipped it after a
-// syntax error, or left it out of the tree), if there is one.
+// unreadName returns the position of a token spelled name in [from, to)
+// that is no identifier of the tree (the parser skipped it after a syntax
+// error), if there is one.
 func unreadName(src *source.File, prog *analysis.Program, name string, from, to int) (source.Pos, bool) {
-	resolved := make(map[int]bool, len(prog.Uses))
-	for id := range prog.Uses {
-		if id.Name == name {
-			resolved[id.NamePos.Offset] = true
+	inTree := make(map[int]bool)
+	grammar.Inspect(prog.File, func(n grammar.Node) bool {
+		if id, ok := n.(*grammar.Ident); ok && id.Name == name {
+			inTree[id.NamePos.Offset] = true
 		}
-	}
+		return true
+	})
 	sc := grammar.NewScanner(src.Text)
 	for {
 		t := sc.Next()
 		if t.Kind == grammar.EOF || t.Pos.Offset >= to {
 			return source.Pos{}, false
 		}
-		if t.Pos.Offset >= from && t.Text == name && !resolved[t.Pos.Offset] &&
+		if t.Pos.Offset >= from && t.Text == name && !inTree[t.Pos.Offset] &&
 			(t.Kind == grammar.IDENT || t.Kind.IsReserved()) {
 			return t.Pos, true
 		}

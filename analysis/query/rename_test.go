@@ -71,6 +71,8 @@ func TestRename(t *testing.T) {
 			"error: cannot rename x: the x at 3:12 is in text that could not be parsed"},
 		{"a local in a body left open", "thread t {\n    var ‸a int = 1\n    a = a +\n", "b",
 			"thread t {\n    var b int = 1\n    b = b +\n"},
+		{"an undefined use of the name before its declaration stays", "thread t {\n    y = 1\n    var ‸y int\n    y = 2\n}\n", "z",
+			"thread t {\n    y = 1\n    var z int\n    z = 2\n}\n"},
 		{"a syntax error elsewhere does not stop it", "var ‸x int\nthread t { x = = 1 }\n", "y",
 			"var y int\nthread t { y = = 1 }\n"},
 		{"syntax error in another body does not stop a local", "thread t { var ‸a int = 1; a = a }\nthread u { x = = 1 }\n", "b",
