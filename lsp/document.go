@@ -244,3 +244,9 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 		}
 	}
 }
+
+// pos turns an LSP position into a position in the snapshot's text
+// (clamped into the line and the file).
+func (snap *snapshot) pos(p protocol.Position) source.Pos {
+	return snap.file.Pos(snap.file.Offset(int(p.Line), int(p.Character)))
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,7 +48,10 @@ type Server struct {
 	progressDocs map[string]*document // work-done progress token → document
 
 	limiter *limiter
-	nextID  atomic.Int64 // bug ids and progress tokens
+	// tokenIndex maps query.TokenType to the legend's index when the
+	// client knows only the standard token types (nil: Weft's own legend).
+	tokenIndex []uint32
+	nextID     atomic.Int64 // bug ids and progress tokens
 }
 
 // clientCaps are the client capabilities the server acts on.
@@ -207,8 +211,12 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	s.limiter.setLimit(s.settings.maxConcurrent())
 	s.initialized = true
+	legend := semanticLegend()
+	if !knowsWeftTokens(&params.Capabilities) {
+		legend, s.tokenIndex = standardLegend()
+	}
 	return &protocol.InitializeResult{
-		Capabilities: serverCapabilities(),
+		Capabilities: serverCapabilities(legend),
 		ServerInfo:   protocol.ServerInfo{Name: "weft", Version: protocol.NewOptional(s.opts.Version)},
 	}, nil
 }
@@ -224,7 +232,16 @@ const (
 	cmdShowStatus = "weft.showStatus" // the status lens: handled by the client (it opens its output)
 )
 
-func serverCapabilities() protocol.ServerCapabilities {
+// knowsWeftTokens says whether the client declared Weft's own semantic
+// token types (the VS Code extension does, with their supertypes).
+func knowsWeftTokens(caps *protocol.ClientCapabilities) bool {
+	if caps.TextDocument == nil {
+		return false
+	}
+	return slices.Contains(caps.TextDocument.SemanticTokens.TokenTypes, "sharedVariable")
+}
+
+func serverCapabilities(legend protocol.SemanticTokensLegend) protocol.ServerCapabilities {
 	t := true
 	change := protocol.TextDocumentSyncKindIncremental
 	return protocol.ServerCapabilities{
@@ -236,6 +253,16 @@ func serverCapabilities() protocol.ServerCapabilities {
 			Commands: Commands,
 		},
 		DocumentFormattingProvider: protocol.Boolean(true),
+		DefinitionProvider:         protocol.Boolean(true),
+		ReferencesProvider:         protocol.Boolean(true),
+		DocumentHighlightProvider:  protocol.Boolean(true),
+		DocumentSymbolProvider:     protocol.Boolean(true),
+		RenameProvider:             &protocol.RenameOptions{PrepareProvider: &t},
+		FoldingRangeProvider:       protocol.Boolean(true),
+		CompletionProvider:         &protocol.CompletionOptions{TriggerCharacters: []string{"(", " "}},
+		SignatureHelpProvider:      &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}},
+		InlayHintProvider:          protocol.Boolean(true),
+		SemanticTokensProvider:     &protocol.SemanticTokensOptions{Legend: legend, Full: protocol.Boolean(true)},
 	}
 }
 

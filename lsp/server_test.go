@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,3 +260,81 @@ func TestStop(t *testing.T) {
 }
 
 var _ = uri.URI("")
+
+const featureModel = `const N = 2 * 2
+
+var c int
+var m mutex
+
+proc worker(i int, up bool) {
+    lock(m)
+    c = c + i
+    unlock(m)
+}
+
+thread main {
+    spawn worker(1, true)
+    assert c >= 0, "never negative"
+}
+`
+
+// The requests every language server answers reach analysis/query and
+// come back in protocol form.
+func TestStandardFeatures(t *testing.T) {
+	c := startServer(t, map[string]any{"escalate": false})
+	u := c.open("features.weft", featureModel)
+	ctx := context.Background()
+	doc := protocol.TextDocumentIdentifier{URI: u}
+	at := func(line, char uint32) protocol.TextDocumentPositionParams {
+		return protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: line, Character: char}}
+	}
+	// c in `c = c + i` (line 7).
+	def, err := c.server.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: at(7, 4)})
+	if loc, ok := def.(*protocol.Location); err != nil || !ok || loc.Range.Start.Line != 2 || loc.Range.Start.Character != 4 {
+		t.Errorf("definition of c: %#v, %v", def, err)
+	}
+	refs, err := c.server.References(ctx, &protocol.ReferenceParams{TextDocumentPositionParams: at(7, 4), Context: protocol.ReferenceContext{IncludeDeclaration: true}})
+	if err != nil || len(refs) != 4 {
+		t.Errorf("references of c: %d, %v; want 4", len(refs), err)
+	}
+	hl, err := c.server.DocumentHighlight(ctx, &protocol.DocumentHighlightParams{TextDocumentPositionParams: at(7, 4)})
+	if err != nil || len(hl) != 4 || hl[1].Kind != protocol.DocumentHighlightKindWrite {
+		t.Errorf("highlights of c: %+v, %v", hl, err)
+	}
+	edit, err := c.server.Rename(ctx, &protocol.RenameParams{TextDocumentPositionParams: at(7, 4), NewName: "count"})
+	if err != nil || len(edit.Changes[u]) != 4 {
+		t.Errorf("rename c: %+v, %v", edit, err)
+	}
+	if _, err := c.server.Rename(ctx, &protocol.RenameParams{TextDocumentPositionParams: at(7, 4), NewName: "thread"}); err == nil {
+		t.Errorf("renaming to a keyword was accepted")
+	}
+	syms, err := c.server.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: doc})
+	if ds, ok := syms.(protocol.DocumentSymbolSlice); err != nil || !ok || len(ds) != 5 {
+		t.Errorf("symbols: %+v, %v; want 5", syms, err)
+	}
+	folds, err := c.server.FoldingRanges(ctx, &protocol.FoldingRangeParams{TextDocument: doc})
+	if err != nil || len(folds) != 2 {
+		t.Errorf("folds: %+v, %v; want the two bodies", folds, err)
+	}
+	comp, err := c.server.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: at(12, 10)})
+	if list, ok := comp.(*protocol.CompletionList); err != nil || !ok || !slices.ContainsFunc(list.Items, func(ci protocol.CompletionItem) bool { return ci.Label == "worker" }) {
+		t.Errorf("completion after spawn: %+v, %v", comp, err)
+	}
+	sig, err := c.server.SignatureHelp(ctx, &protocol.SignatureHelpParams{TextDocumentPositionParams: at(12, 20)})
+	if err != nil || sig == nil || sig.Signatures[0].Label != "worker(i int, up bool)" {
+		t.Errorf("signature help: %+v, %v", sig, err)
+	}
+	hints, err := c.server.InlayHint(ctx, &protocol.InlayHintParams{TextDocument: doc, Range: protocol.Range{End: protocol.Position{Line: 20}}})
+	if err != nil || len(hints) != 1 || hints[0].Label != protocol.String("= 4") {
+		t.Errorf("inlay hints: %+v, %v; want = 4 after N", hints, err)
+	}
+	toks, err := c.server.SemanticTokensFull(ctx, &protocol.SemanticTokensParams{TextDocument: doc})
+	if err != nil || len(toks.Data) == 0 || len(toks.Data)%5 != 0 {
+		t.Errorf("semantic tokens: %v", err)
+	}
+	c.change(u, 2, whole("var c int\nthread t {\n  c = 1\n}\n"))
+	edits, err := c.server.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: doc})
+	if err != nil || len(edits) != 1 || edits[0].NewText != "var c int\nthread t {\n    c = 1\n}\n" {
+		t.Errorf("formatting: %+v, %v", edits, err)
+	}
+}
