@@ -1,0 +1,70 @@
+// Package access computes the static facts about shared memory that the
+// language server's hover shows: for each statement of a thread or proc
+// body, the visible steps it makes and what they read, write, lock,
+// spawn and join; which statements of other threads it is dependent with;
+// for each shared variable, which threads read and write it and under
+// which locks; for each thread or proc, its instances and what it spawns
+// and joins.
+//
+// Analyze builds a Summary once per error-free program, from the checked
+// program (package analysis) and its lowered form (package engine/ir, as
+// analysis/lower makes it). The queries (StatementAt, Interference,
+// Variable, Thread) read it.
+//
+// # Steps and locations
+//
+// A Step is one visible step (language.md, "Visible steps"): one
+// instruction of the lowered body, so that a step the engine reports
+// (a thread's body and pc) maps back to its Step with StepAt. A Loc is a
+// set of shared words named as the source names them: "c", "a[2]" for a
+// constant index, "x[w]" for an index fixed by the thread index w of a
+// thread array (exact in each instance), "a[*]" for an index computed at
+// run time. Addresses are evaluated by an abstract interpretation of the
+// lowered code over intervals: constants, the thread index (per instance
+// of a thread array, within a work budget; beyond it, over the range of
+// indexes), and the bounds that every computed index is checked against.
+// Locals are not tracked (a local's value is unknown), except tid values,
+// which are followed through tid-typed locals to the procs whose spawns
+// produced them.
+//
+// # Dependence
+//
+// Interference lifts the engine's dependence relation (ir.Dependent, and
+// the ordering of a join after the end of the thread it joins) from
+// executed steps to what statements may access: two statements of
+// different threads are dependent when some step of each may touch a
+// common word and one of them writes it (a lock or an unlock counts as a
+// write of its mutex, as in ir.Footprint), or one joins the thread whose
+// end the other is. Another instance of the same thread array, or
+// another spawned thread running the same proc, is another thread. An
+// atomic block whose accesses depend on what it reads (not
+// ir.AtomicFootprint.Stable) is taken with everything it may access, as
+// the engine takes it. The result is a sound over-approximation: every
+// dependent pair of steps of different threads in some execution belongs
+// to statements that Interference reports for each other (the tests
+// check it against the engine's explorations). A step that stops an
+// execution (a failed assertion, a runtime error) is dependent with every
+// step of every thread; Interference does not list those pairs.
+//
+// # Locksets
+//
+// The locks held at each access come from a forward must-analysis over
+// each body's code: a lock adds its mutex, an unlock removes every held
+// mutex it may denote, and where paths meet (after a branch, at a loop's
+// head) only the mutexes held on every incoming path stay held. A lock of
+// a mutex whose element is computed at run time ("m[*]") is tracked but
+// protects nothing: only locks of one known word per thread count. A
+// Variable's Lockset is the intersection, over every access of any of its
+// words by any thread (Eraser's candidate set, computed statically), of
+// the mutex words held; empty means "no common lock". The analysis does
+// not relate a computed lock to a computed access (lock(m[i]) then x[i]):
+// such an access counts as unprotected.
+//
+// # Cost
+//
+// Analyze is linear in the code of the program, plus a bounded amount of
+// work per instance of each thread array (beyond the budget, instances
+// are evaluated together); it checks its context as it goes. The queries
+// cost what they look at: Interference scans the accesses of the
+// variables its statement touches.
+package access

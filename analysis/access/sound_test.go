@@ -1,0 +1,291 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"weft/analysis"
+	"weft/analysis/lower"
+	"weft/engine"
+	"weft/engine/ir"
+)
+
+// soundModels are small models beside the examples for the soundness
+// test: each feature of the analysis where it could be too precise.
+var soundModels = map[string]string{
+	"procs spawned in a loop, handles in a local array": `
+var a [3]int
+var c int
+var m mutex
+proc w(k int) {
+    a[k] = k
+    lock(m)
+    c += k
+    unlock(m)
+}
+thread main {
+    var h [3]tid
+    for i in 0..3 {
+        h[i] = spawn w(i)
+    }
+    for i in 0..3 {
+        join h[i]
+    }
+    a[1] = c
+}
+`,
+	"thread array, rows and columns": `
+const N = 3
+var g [N][N]int
+var col [N]int
+thread t[i in 0..N] {
+    for j in 0..N {
+        g[i][j] = j
+        col[j] += g[j][i]
+    }
+    g[(i + 1) % N][0] = 1
+}
+`,
+	"unstable atomic blocks": `
+var x [4]int
+var f bool
+thread t[i in 0..2] {
+    atomic {
+        if f {
+            x[i] = 1
+        } else {
+            x[i + 2] = 2
+        }
+        f = !f
+    }
+}
+thread u {
+    var k int = x[0]
+    atomic {
+        x[k % 4] = x[3] + 1
+    }
+}
+`,
+	"spawn chains and self-spawning procs": `
+var n int
+var m mutex
+proc leaf() {
+    lock(m)
+    n++
+    unlock(m)
+}
+proc mid(d int) {
+    if d > 0 {
+        spawn mid(d - 1)
+    }
+    var t tid = spawn leaf()
+    join t
+}
+thread root {
+    spawn mid(1)
+    n = 7
+}
+`,
+	"thread index arithmetic and out-of-range instances": `
+var x [3]int
+var y int
+thread t[i in 0..4] {
+    if i < 3 {
+        x[i] = i
+    }
+    y = x[2 - i % 3]
+}
+`,
+	"joins of declared threads by computed handles": `
+var d [2]int
+thread w[i in 0..2] {
+    d[i] = i + 1
+}
+thread main {
+    for k in 0..2 {
+        join w[k]
+        assert d[k] == k + 1
+    }
+}
+`,
+}
+
+// TestSoundAgainstEngine checks that Interference over-approximates the
+// engine's dependence: in every execution DFS explores, every two steps
+// of different threads that ir.Dependent says are dependent (steps that
+// stop the execution aside) come from statements that Interference
+// reports for each other, naming the other step's thread; and every join
+// of a thread is paired with that thread's end.
+func TestSoundAgainstEngine(t *testing.T) {
+	models := map[string]string{}
+	for name, src := range soundModels {
+		models[name] = src
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.weft"))
+	if len(files) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[filepath.Base(f)] = string(src)
+	}
+	for name, src := range models {
+		t.Run(name, func(t *testing.T) {
+			ld := lower.Load(name, []byte(src))
+			if ld.Exec == nil {
+				t.Fatal(ld.Diagnostics)
+			}
+			s, err := Analyze(context.Background(), ld.Program, ld.Exec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSound(t, ld.Program, ld.Exec, s)
+		})
+	}
+}
+
+func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Summary) {
+	t.Helper()
+	bodyIndex := make(map[*ir.Body]int)
+	for i, b := range prog.Bodies {
+		bodyIndex[b] = i
+	}
+	pairs := make(map[*Statement][]Pair)
+	interference := func(st *Statement) []Pair {
+		if p, ok := pairs[st]; ok {
+			return p
+		}
+		p := s.Interference(st)
+		pairs[st] = p
+		return p
+	}
+	// who names a thread of an execution as Pair.Threads does.
+	type who struct {
+		owner *analysis.Object
+		inst  *analysis.ThreadInstance
+	}
+	reports := func(st, other *Statement, w who) bool {
+		for _, p := range interference(st) {
+			if p.Other != other || p.Threads.Owner != w.owner {
+				continue
+			}
+			if w.inst == nil {
+				return true
+			}
+			for _, in := range p.Threads.Instances {
+				if in == w.inst {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	type step struct {
+		st *Statement
+		w  who
+		fp ir.Footprint
+	}
+	checked2 := make(map[string]bool)
+	failures := 0
+	fail := func(format string, args ...any) {
+		if failures++; failures <= 10 {
+			t.Errorf(format, args...)
+		}
+	}
+	var steps []step
+	opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000, OnExecution: func(events []engine.Event, m *engine.Machine) {
+		steps = steps[:0]
+		threadWho := func(tid int32) (who, int) {
+			th := m.Threads[tid]
+			if int(tid) < len(checked.Threads) {
+				inst := checked.Threads[tid]
+				return who{inst.Object, inst}, bodyIndex[th.Body]
+			}
+			return who{owner: checked.Procs[th.Proc]}, bodyIndex[th.Body]
+		}
+		for i := range events {
+			ev := &events[i]
+			if ev.Stop != engine.NoStop || ev.Kind == ir.EvStop {
+				continue
+			}
+			w, bi := threadWho(ev.Thread)
+			st, sp := s.StepAt(bi, int(ev.PC))
+			if st == nil {
+				fail("no step at %s pc %d (%v)", prog.Bodies[bi].Name, ev.PC, ev.Kind)
+				continue
+			}
+			if want := stepKindOf(ev.Kind); sp.Kind != want {
+				fail("%s: step kind %v, the engine's %v", st, sp.Kind, want)
+			}
+			fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc}
+			if ev.Kind == ir.EvAtomic {
+				fp.Acc = append([]ir.Access(nil), ev.Acc...)
+				if a := prog.Bodies[bi].Atomics[ev.PC]; a != nil && !a.Stable {
+					fp.Acc = append(fp.Acc, a.Accesses()...)
+				}
+			}
+			steps = append(steps, step{st, w, fp})
+			if ev.Kind == ir.EvJoin && ev.Loc >= 0 && int(ev.Loc) < len(m.Threads) {
+				tw, tb := threadWho(ev.Loc)
+				end := s.bodies[tb].end
+				key := fmt.Sprint(st.Range, w, end.Range, tw)
+				if !checked2[key] {
+					checked2[key] = true
+					if !reports(st, end, tw) {
+						fail("%s: join of %v, but no pair with %s", st, tw.owner.Name, end)
+					}
+				}
+			}
+		}
+		for i := range steps {
+			for j := i + 1; j < len(steps); j++ {
+				a, b := &steps[i], &steps[j]
+				if a.w == b.w || !ir.Dependent(&a.fp, &b.fp) {
+					continue
+				}
+				key := fmt.Sprint(a.st.Range, a.w, b.st.Range, b.w)
+				if checked2[key] {
+					continue
+				}
+				checked2[key] = true
+				if !reports(a.st, b.st, b.w) {
+					fail("%s and %s are dependent, but Interference of the first has no %s there", a.st, b.st, b.w.owner.Name)
+				}
+				if !reports(b.st, a.st, a.w) {
+					fail("%s and %s are dependent, but Interference of the first has no %s there", b.st, a.st, a.w.owner.Name)
+				}
+			}
+		}
+	}}
+	res, err := engine.Explore(context.Background(), prog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(checked2) == 0 {
+		t.Errorf("no dependent pair observed in %d executions", res.Stats.Executions)
+	}
+}
+
+func stepKindOf(k ir.EventKind) StepKind {
+	switch k {
+	case ir.EvRead:
+		return Read
+	case ir.EvWrite:
+		return Write
+	case ir.EvLock:
+		return Lock
+	case ir.EvUnlock:
+		return Unlock
+	case ir.EvSpawn:
+		return Spawn
+	case ir.EvJoin:
+		return Join
+	}
+	return Atomic
+}
