@@ -36,6 +36,9 @@ type snapshot struct {
 	file    *source.File
 	loaded  *lower.Loaded // nil when the text is over maxDocument
 	diags   []source.Diagnostic
+
+	factsOnce sync.Once
+	factsVal  *facts // see facts()
 }
 
 func newSnapshot(name string, version int32, text []byte) *snapshot {

@@ -338,3 +338,34 @@ func TestStandardFeatures(t *testing.T) {
 		t.Errorf("formatting: %+v, %v", edits, err)
 	}
 }
+
+// Hover on a statement lists its steps and the statements of other
+// threads it is dependent with; on a shared variable, who accesses it.
+func TestHover(t *testing.T) {
+	c := startServer(t, map[string]any{"escalate": false})
+	u := c.open("lost_update.weft", readExample(t, "lost_update.weft"))
+	hover := func(line, char uint32) string {
+		t.Helper()
+		h, err := c.server.Hover(context.Background(), &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: line, Character: char}}})
+		if err != nil || h == nil {
+			t.Fatalf("hover %d:%d: %v, %v", line, char, h, err)
+		}
+		return h.Contents.(*protocol.MarkupContent).Value
+	}
+	// `c = c + 1` in incr (line 12), away from the names.
+	stmt := hover(12, 10)
+	for _, want := range []string{"2 visible steps", "Dependent with", "incr", "line 19"} {
+		if !strings.Contains(stmt, want) {
+			t.Errorf("statement hover lacks %q:\n%s", want, stmt)
+		}
+	}
+	// The shared variable c at its declaration.
+	v := hover(9, 4)
+	for _, want := range []string{"var c int", "incr"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("variable hover lacks %q:\n%s", want, v)
+		}
+	}
+	t.Logf("statement:\n%s\nvariable:\n%s", stmt, v)
+}

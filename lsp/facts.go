@@ -1,0 +1,123 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"weft/analysis"
+	"weft/analysis/access"
+	"weft/source"
+)
+
+// factsBudget bounds the static access analysis of one snapshot (it is
+// linear in the code; the bound is for absurd inputs).
+const factsBudget = 2 * time.Second
+
+// maxPairs bounds the interfering statements a hover lists.
+const maxPairs = 12
+
+// facts are the static access facts of an error-free snapshot, for hover.
+type facts struct {
+	sum  *access.Summary
+	prog *analysis.Program
+}
+
+// facts computes the snapshot's access facts once, on first use; nil for
+// a snapshot with errors or when the analysis fails.
+func (snap *snapshot) facts() *facts {
+	snap.factsOnce.Do(func() {
+		if snap.hasErrors() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), factsBudget)
+		defer cancel()
+		sum, err := access.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec)
+		if err == nil {
+			snap.factsVal = &facts{sum: sum, prog: snap.loaded.Program}
+		}
+	})
+	return snap.factsVal
+}
+
+// line1 says where a statement is, 1-based, for a person.
+func line1(r source.Range) string { return fmt.Sprintf("line %d", r.Start.Line+1) }
+
+func locNames(locs []access.Loc) string {
+	var names []string
+	for _, l := range locs {
+		names = append(names, "`"+l.Name+"`")
+	}
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
+}
+
+// describeObject adds what the threads do with a shared variable, thread
+// or proc.
+func (f *facts) describeObject(b *strings.Builder, obj *analysis.Object) {
+	switch obj.Kind {
+	case analysis.SharedVar:
+		v := f.sum.Variable(obj)
+		if v == nil {
+			return
+		}
+		b.WriteString("\n**Accesses**\n\n")
+		fmt.Fprintf(b, "%s\n", v.String())
+	case analysis.Thread, analysis.Proc:
+		th := f.sum.Thread(obj)
+		if th == nil {
+			return
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(b, "%s\n", th.String())
+	}
+}
+
+// describeStatement describes the statement at pos: its visible steps,
+// what it reads and writes, and the statements of other threads it is
+// dependent with.
+func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI string) (source.Range, bool) {
+	st := f.sum.StatementAt(pos)
+	if st == nil {
+		return source.Range{}, false
+	}
+	owner := "?"
+	if st.Owner != nil {
+		owner = st.Owner.Name
+	}
+	if st.End {
+		fmt.Fprintf(b, "**End of %s**: a `join` of its threads waits for this.\n", owner)
+	} else {
+		fmt.Fprintf(b, "**%s** of %s, in %s\n\n", plural(len(st.Steps), "visible step"), owner, line1(st.Range))
+		for _, step := range st.Steps {
+			fmt.Fprintf(b, "- %s\n", step.String())
+		}
+		fmt.Fprintf(b, "\nReads %s; writes %s.\n", locNames(st.Reads()), locNames(st.Writes()))
+	}
+	if !f.sum.Runs(st) {
+		b.WriteString("\nThis statement never runs (no spawn starts its proc, or no path reaches it).\n")
+		return st.Range, true
+	}
+	pairs := f.sum.Interference(st)
+	if len(pairs) == 0 {
+		b.WriteString("\nIndependent of every statement of the other threads: its order with them never matters.\n")
+		return st.Range, true
+	}
+	fmt.Fprintf(b, "\n**Dependent with** (%d):\n\n", len(pairs))
+	for i, p := range pairs {
+		if i == maxPairs {
+			fmt.Fprintf(b, "- … and %d more\n", len(pairs)-maxPairs)
+			break
+		}
+		link := fmt.Sprintf("[%s](%s#L%d)", line1(p.Other.Range), docURI, p.Other.Range.Start.Line+1)
+		cond := ""
+		if p.Condition != "" {
+			cond = fmt.Sprintf(" — commute when `%s`", p.Condition)
+		}
+		fmt.Fprintf(b, "- %s of %s: %s%s\n", link, p.Threads.String(), p.Reason, cond)
+	}
+	return st.Range, true
+}
