@@ -52,10 +52,14 @@ type body struct {
 	isTarget    []bool
 
 	vis     []vis
-	visAt   []int32 // by pc: position in vis, -1
-	matched bool    // vis carries the syntax
-	gen     []evalResult
-	perRow  [][]evalResult
+	visAt   []int32      // by pc: position in vis, -1
+	matched bool         // vis carries the syntax
+	gen     []evalResult // the pass over every instance at once, by position in vis
+	// When instances were evaluated one by one: the words of each access
+	// by row and position in vis, and each join's handles by position
+	// and row. Released once the steps are built.
+	rowSpans [][]span
+	rowJoins map[int][]val
 
 	stmts  []*Statement // in code order
 	stepAt []stepRef    // by pc
@@ -98,12 +102,17 @@ func (r *rec) live() bool {
 // the instances of thread arrays one by one (about 10 ms); past it, the
 // remaining arrays' instances are evaluated together, over the range of
 // their indexes.
-const defaultBudget = 1 << 20
+const defaultBudget = 1 << 19
 
 // Analyze computes the Summary of a program without errors and its
 // lowered form (lower.Lower of the same program). It fails if checked has
 // errors, if prog is not checked's lowering, or if ctx ends first.
-func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program) (sum *Summary, err error) {
+func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program) (*Summary, error) {
+	return analyze(ctx, checked, prog, defaultBudget)
+}
+
+// analyze is Analyze with a budget for evaluating instances one by one.
+func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, budget int64) (sum *Summary, err error) {
 	if checked == nil || prog == nil {
 		return nil, errors.New("access: no program")
 	}
@@ -117,12 +126,15 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program) (
 			sum, err = nil, fmt.Errorf("access: internal error: %v", r)
 		}
 	}()
-	s := &Summary{checked: checked, prog: prog, ctx: ctx, budget: defaultBudget}
+	s := &Summary{checked: checked, prog: prog, ctx: ctx, budget: budget}
 	if err := s.bind(); err != nil {
 		return nil, fmt.Errorf("access: %w", err)
 	}
 	locals := localsByOwner(checked)
 	for _, b := range s.bodies {
+		if !s.alive() {
+			return nil, fmt.Errorf("access: %w", ctx.Err())
+		}
 		if err := s.setup(b, locals[b.owner]); err != nil {
 			return nil, fmt.Errorf("access: body %s: %w", b.owner.Name, err)
 		}
@@ -323,6 +335,7 @@ func (s *Summary) build(b *body) {
 		}
 		st.Steps = append(st.Steps, step)
 	}
+	b.rowSpans, b.rowJoins, b.gen = nil, nil, nil
 	n := len(code.Code)
 	b.end = &Statement{Range: code.Ranges[n-1], Owner: b.owner, End: true, b: b}
 	b.stmts = append(b.stmts, b.end)
@@ -410,11 +423,11 @@ func (s *Summary) loc(b *body, k int) Loc {
 	vs, obj := s.varSpan(g.root)
 	l := Loc{Var: obj}
 	hull := clip(g.v, vs)
-	if b.perRow != nil {
-		rows := make([]span, len(b.perRow))
+	if b.rowSpans != nil {
+		rows := make([]span, len(b.rowSpans))
 		same := true
 		for r := range rows {
-			rows[r] = clip(b.perRow[r][k].v, vs)
+			rows[r] = b.rowSpans[r][k]
 			same = same && rows[r] == rows[0]
 		}
 		if same {
@@ -489,11 +502,8 @@ func wholeName(obj *analysis.Object) string {
 // joinTargets fills in the threads a join (at b.vis[k]) may wait for.
 func (s *Summary) joinTargets(b *body, k int, step *Step) {
 	vals := []val{b.gen[k].v}
-	if b.perRow != nil {
-		vals = vals[:0]
-		for r := range b.perRow {
-			vals = append(vals, b.perRow[r][k].v)
-		}
+	if rows, ok := b.rowJoins[k]; ok {
+		vals = rows
 	}
 	n := int64(len(s.checked.Threads))
 	declared := make(map[int64]bool)

@@ -402,14 +402,30 @@ func (s *Summary) evaluate(b *body) bool {
 		return true
 	}
 	s.budget -= int64(n) * int64(len(b.code.Code))
-	b.perRow = make([][]evalResult, n)
+	// Each row keeps the words of its accesses (clipped to the variable
+	// the generic pass found) and the handles its joins may wait for.
+	b.rowSpans = make([][]span, n)
+	q := &pass{b: b, s: s, poolIn: p.poolIn, cur: p.cur, lastAdd: p.lastAdd,
+		refinedVal: p.refinedVal, refinedGen: p.refinedGen, out: make([]evalResult, len(b.vis))}
 	for r, inst := range b.insts {
-		q := &pass{b: b, s: s, idx: pointVal(inst.Index), poolIn: p.poolIn, cur: p.cur, lastAdd: p.lastAdd,
-			refinedVal: p.refinedVal, refinedGen: p.refinedGen, out: make([]evalResult, len(b.vis))}
+		q.idx = pointVal(inst.Index)
 		if !q.run() {
 			return false
 		}
-		b.perRow[r] = q.out
+		row := make([]span, len(b.vis))
+		for k := range b.vis {
+			switch b.vis[k].kind {
+			case Read, Write, Lock, Unlock:
+				vs, _ := s.varSpan(b.gen[k].root)
+				row[k] = clip(q.out[k].v, vs)
+			case Join:
+				if b.rowJoins == nil {
+					b.rowJoins = make(map[int][]val)
+				}
+				b.rowJoins[k] = append(b.rowJoins[k], q.out[k].v)
+			}
+		}
+		b.rowSpans[r] = row
 	}
 	b.rows = n
 	return true

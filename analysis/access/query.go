@@ -279,10 +279,14 @@ func (b *body) threads(rows []bool) ThreadSet {
 	if b.owner.Kind != analysis.Thread {
 		return ts
 	}
-	for r, inst := range b.insts {
-		if rows == nil || b.rows == 1 || r < len(rows) && rows[r] {
-			ts.Instances = append(ts.Instances, inst)
+	all := rows == nil || b.rows == 1
+	for r := 0; !all && r < len(b.insts); r++ {
+		if r < len(rows) && rows[r] {
+			ts.Instances = append(ts.Instances, b.insts[r])
 		}
+	}
+	if all || len(ts.Instances) == len(b.insts) {
+		ts.Instances = b.insts // shared: every instance
 	}
 	return ts
 }

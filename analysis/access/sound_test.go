@@ -113,12 +113,8 @@ thread main {
 `,
 }
 
-// TestSoundAgainstEngine checks that Interference over-approximates the
-// engine's dependence: in every execution DFS explores, every two steps
-// of different threads that ir.Dependent says are dependent (steps that
-// stop the execution aside) come from statements that Interference
-// reports for each other, naming the other step's thread; and every join
-// of a thread is paired with that thread's end.
+// TestSoundAgainstEngine checks the summary against every execution DFS
+// explores (see checkSound).
 func TestSoundAgainstEngine(t *testing.T) {
 	models := map[string]string{}
 	for name, src := range soundModels {
@@ -150,6 +146,16 @@ func TestSoundAgainstEngine(t *testing.T) {
 	}
 }
 
+// checkSound checks that the summary over-approximates what the engine
+// does, in every execution DFS explores:
+//   - every two steps of different threads that ir.Dependent says are
+//     dependent (steps that stop the execution aside) come from
+//     statements that Interference reports for each other, naming the
+//     other step's thread; every join is paired with the joined thread's
+//     end;
+//   - every word a step accesses is in its Loc for the step's thread;
+//     every thread a join waits for is among its Joins;
+//   - every lock the lockset pass says is held at an access is held.
 func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Summary) {
 	t.Helper()
 	bodyIndex := make(map[*ir.Body]int)
@@ -199,8 +205,10 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 		}
 	}
 	var steps []step
+	held := make(map[int32]map[int32]bool) // the mutexes each thread holds
 	opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000, OnExecution: func(events []engine.Event, m *engine.Machine) {
 		steps = steps[:0]
+		clear(held)
 		threadWho := func(tid int32) (who, int) {
 			th := m.Threads[tid]
 			if int(tid) < len(checked.Threads) {
@@ -222,6 +230,61 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 			}
 			if want := stepKindOf(ev.Kind); sp.Kind != want {
 				fail("%s: step kind %v, the engine's %v", st, sp.Kind, want)
+			}
+			b := s.bodies[bi]
+			row := 0
+			if w.inst != nil && b.rows > 1 {
+				row = int(w.inst.Index - w.inst.Object.Lo)
+			}
+			// The words it accessed are in its Locs.
+			in := func(locs []Loc, loc int32) bool {
+				for i := range locs {
+					if sp := locs[i].rowSpan(row); sp.lo <= loc && loc < sp.hi {
+						return true
+					}
+				}
+				return false
+			}
+			switch ev.Kind {
+			case ir.EvRead:
+				if !in(sp.Reads, ev.Loc) {
+					fail("%s: %s reads %s, not in its reads", st, m.Threads[ev.Thread].Name, prog.Locations[ev.Loc].Name)
+				}
+			case ir.EvWrite:
+				if !in(sp.Writes, ev.Loc) {
+					fail("%s: %s writes %s, not in its writes", st, m.Threads[ev.Thread].Name, prog.Locations[ev.Loc].Name)
+				}
+			case ir.EvLock, ir.EvUnlock:
+				if !in([]Loc{sp.Mutex}, ev.Loc) {
+					fail("%s: %s locks %s, not its mutex", st, m.Threads[ev.Thread].Name, prog.Locations[ev.Loc].Name)
+				}
+			case ir.EvAtomic:
+				for _, a := range ev.Acc {
+					if a.Write && !in(sp.Writes, a.Loc) || !a.Write && !in(sp.Reads, a.Loc) {
+						fail("%s: %s accesses %s, not in its accesses", st, m.Threads[ev.Thread].Name, prog.Locations[a.Loc].Name)
+					}
+				}
+			case ir.EvJoin:
+				if tw, _ := threadWho(ev.Loc); !sp.JoinsAny && !joinsWho(sp, tw.owner, tw.inst) {
+					fail("%s: joins %s, not among its joins", st, m.Threads[ev.Loc].Name)
+				}
+			}
+			// The locks it is said to hold are held.
+			if ev.Kind != ir.EvSpawn && ev.Kind != ir.EvJoin {
+				for _, word := range heldWords(b, int32(ev.PC), row, nil) {
+					if !held[ev.Thread][word] {
+						fail("%s: %s does not hold %s", st, m.Threads[ev.Thread].Name, prog.Locations[word].Name)
+					}
+				}
+			}
+			switch ev.Kind {
+			case ir.EvLock:
+				if held[ev.Thread] == nil {
+					held[ev.Thread] = make(map[int32]bool)
+				}
+				held[ev.Thread][ev.Loc] = true
+			case ir.EvUnlock:
+				delete(held[ev.Thread], ev.Loc)
 			}
 			fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc}
 			if ev.Kind == ir.EvAtomic {
@@ -270,6 +333,23 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 	if len(checked2) == 0 {
 		t.Errorf("no dependent pair observed in %d executions", res.Stats.Executions)
 	}
+}
+
+func joinsWho(step *Step, owner *analysis.Object, inst *analysis.ThreadInstance) bool {
+	for _, ts := range step.Joins {
+		if ts.Owner != owner {
+			continue
+		}
+		if inst == nil {
+			return true
+		}
+		for _, in := range ts.Instances {
+			if in == inst {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func stepKindOf(k ir.EventKind) StepKind {

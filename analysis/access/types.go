@@ -231,7 +231,8 @@ func (st *Statement) where() string {
 type ThreadSet struct {
 	Owner *analysis.Object // a thread declaration or a proc
 	// Instances are the instances of a declared thread, in index order;
-	// nil for a proc.
+	// nil for a proc. The slice may be shared with the program: do not
+	// modify it.
 	Instances []*analysis.ThreadInstance
 }
 
