@@ -69,7 +69,7 @@ func TestModels(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 			checkSymmetric(t, s)
-			checkSound(t, ld.Program, ld.Exec, s)
+			checkSound(t, ld.Program, ld.Exec, s, 20000)
 		})
 	}
 }
