@@ -126,6 +126,9 @@ func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, b
 			sum, err = nil, fmt.Errorf("access: internal error: %v", r)
 		}
 	}()
+	if err := prog.Validate(); err != nil {
+		return nil, fmt.Errorf("access: %w", err)
+	}
 	s := &Summary{checked: checked, prog: prog, ctx: ctx, budget: budget}
 	if err := s.bind(); err != nil {
 		return nil, fmt.Errorf("access: %w", err)
