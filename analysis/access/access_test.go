@@ -428,4 +428,47 @@ m; locked by w[0..3]
 w: 3 instances
 solo: 1 instance
 `},
+	{"procs: once, many, spawned by procs", `
+var s int
+var q [2]int
+proc once() {
+    s = 1
+}
+proc inner(k int) {
+    q[k] = k
+}
+proc outer() {
+    spawn inner(0)
+    spawn inner(1)
+}
+thread main {
+    spawn once()
+    spawn outer()
+    s = 2
+}
+`, `
+once 5:5: write s
+    main 17:5: write s (both write s)
+once 6:1: end
+inner 8:5: write q[*]
+    spawned inner 8:5: write q[*] (both write q[*])
+inner 9:1: end
+outer 11:5: spawn inner
+outer 12:5: spawn inner
+outer 13:1: end
+main 15:5: spawn once
+main 16:5: spawn outer
+main 17:5: write s
+    spawned once 5:5: write s (both write s)
+main 18:1: end
+s; written by main, spawned once; lockset no common lock
+    spawned once writes s at 5:5
+    main writes s at 17:5
+q; written by spawned inner; lockset no common lock; q[0]: no common lock; q[1]: no common lock
+    spawned inner writes q[*] at 8:5
+main: 1 instance; spawns at 15:5, 16:5
+once: proc, runs once; spawned at 15:5
+inner: proc, runs many; spawned at 11:5, 12:5
+outer: proc, runs once; spawned at 16:5; spawns at 11:5, 12:5
+`},
 }
