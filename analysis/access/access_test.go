@@ -471,4 +471,36 @@ once: proc, runs once; spawned at 15:5
 inner: proc, runs many; spawned at 11:5, 12:5
 outer: proc, runs once; spawned at 16:5; spawns at 11:5, 12:5
 `},
+	{"constant index out of range (a warning): a runtime error, no access", `
+var z [2]int
+var w int
+thread A {
+    w = 2
+    z[3] = w
+    atomic {
+        z[2] = 1
+    }
+}
+thread B {
+    w = 1
+}
+`, `
+A 5:5: write w
+    B 12:5: write w (both write w)
+A 6:5: read w; write z[3]
+    B 12:5: write w (reads w, which it writes)
+A 7:5: atomic writes z[2]
+A 10:1: end
+B 12:5: write w
+    A 5:5: write w (both write w)
+    A 6:5: read w; write z[3] (writes w, which it reads)
+B 13:1: end
+z; never accessed
+w; read by A; written by A, B; lockset no common lock
+    A writes w at 5:5
+    A reads w at 6:5
+    B writes w at 12:5
+A: 1 instance
+B: 1 instance
+`},
 }
