@@ -69,7 +69,7 @@ func TestModels(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 			checkSymmetric(t, s)
-			checkSound(t, ld.Program, ld.Exec, s)
+			checkSound(t, ld.Program, ld.Exec, s, 20000)
 		})
 	}
 }
@@ -427,5 +427,80 @@ m; locked by w[0..3]
     w[0..3] unlocks m[i] holding m[i] at 10:5
 w: 3 instances
 solo: 1 instance
+`},
+	{"procs: once, many, spawned by procs", `
+var s int
+var q [2]int
+proc once() {
+    s = 1
+}
+proc inner(k int) {
+    q[k] = k
+}
+proc outer() {
+    spawn inner(0)
+    spawn inner(1)
+}
+thread main {
+    spawn once()
+    spawn outer()
+    s = 2
+}
+`, `
+once 5:5: write s
+    main 17:5: write s (both write s)
+once 6:1: end
+inner 8:5: write q[*]
+    spawned inner 8:5: write q[*] (both write q[*])
+inner 9:1: end
+outer 11:5: spawn inner
+outer 12:5: spawn inner
+outer 13:1: end
+main 15:5: spawn once
+main 16:5: spawn outer
+main 17:5: write s
+    spawned once 5:5: write s (both write s)
+main 18:1: end
+s; written by main, spawned once; lockset no common lock
+    spawned once writes s at 5:5
+    main writes s at 17:5
+q; written by spawned inner; lockset no common lock; q[0]: no common lock; q[1]: no common lock
+    spawned inner writes q[*] at 8:5
+main: 1 instance; spawns at 15:5, 16:5
+once: proc, runs once; spawned at 15:5
+inner: proc, runs many; spawned at 11:5, 12:5
+outer: proc, runs once; spawned at 16:5; spawns at 11:5, 12:5
+`},
+	{"constant index out of range (a warning): a runtime error, no access", `
+var z [2]int
+var w int
+thread A {
+    w = 2
+    z[3] = w
+    atomic {
+        z[2] = 1
+    }
+}
+thread B {
+    w = 1
+}
+`, `
+A 5:5: write w
+    B 12:5: write w (both write w)
+A 6:5: read w; write z[3]
+    B 12:5: write w (reads w, which it writes)
+A 7:5: atomic writes z[2]
+A 10:1: end
+B 12:5: write w
+    A 5:5: write w (both write w)
+    A 6:5: read w; write z[3] (writes w, which it reads)
+B 13:1: end
+z; never accessed
+w; read by A; written by A, B; lockset no common lock
+    A writes w at 5:5
+    A reads w at 6:5
+    B writes w at 12:5
+A: 1 instance
+B: 1 instance
 `},
 }

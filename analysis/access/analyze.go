@@ -54,6 +54,7 @@ type body struct {
 	vis     []vis
 	visAt   []int32      // by pc: position in vis, -1
 	matched bool         // vis carries the syntax
+	varOf   []int        // by position in vis: the shared variable the syntax accesses, -1
 	gen     []evalResult // the pass over every instance at once, by position in vis
 	// When instances were evaluated one by one: the words of each access
 	// by row and position in vis, and each join's handles by position
@@ -126,6 +127,9 @@ func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, b
 			sum, err = nil, fmt.Errorf("access: internal error: %v", r)
 		}
 	}()
+	if err := prog.Validate(); err != nil {
+		return nil, fmt.Errorf("access: %w", err)
+	}
 	s := &Summary{checked: checked, prog: prog, ctx: ctx, budget: budget}
 	if err := s.bind(); err != nil {
 		return nil, fmt.Errorf("access: %w", err)
@@ -289,6 +293,21 @@ func (s *Summary) setup(b *body, locals []*analysis.Object) error {
 		w := &walker{p: s.checked}
 		w.stmts(body.Stmts)
 		b.matched = match(code, b.vis, w.out)
+	}
+	// The variable each access belongs to, from the syntax when it
+	// matched: a constant index out of range (a warning, a runtime error
+	// when executed) makes an address in another variable.
+	b.varOf = make([]int, len(b.vis))
+	for k := range b.vis {
+		b.varOf[k] = -1
+		if !b.matched || b.vis[k].expr == nil {
+			continue
+		}
+		if obj := rootOf(s.checked, b.vis[k].expr); obj != nil && obj.Kind == analysis.SharedVar {
+			if vi, ok := s.varIndex[obj]; ok {
+				b.varOf[k] = vi
+			}
+		}
 	}
 	return nil
 }

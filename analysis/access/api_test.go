@@ -147,6 +147,6 @@ func TestBudget(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	checkSound(t, ld.Program, ld.Exec, s)
+	checkSound(t, ld.Program, ld.Exec, s, 20000)
 	checkSymmetric(t, s)
 }

@@ -58,7 +58,16 @@
 // words by any thread (Eraser's candidate set, computed statically), of
 // the mutex words held; empty means "no common lock". The analysis does
 // not relate a computed lock to a computed access (lock(m[i]) then x[i]):
-// such an access counts as unprotected.
+// such an access counts as unprotected. Nor does it know about ordering
+// by spawn and join: a read after joining every writer still empties the
+// lockset, as in Eraser.
+//
+// # Code that never runs
+//
+// A proc that no reachable spawn starts (Thread.Runs is Never), and code
+// that no path from the start of its body reaches (after a return), keep
+// their statements and steps, so that hovering over them works, but take
+// part in no Pair, no Variable and no Thread relation (Summary.Runs).
 //
 // # Cost
 //

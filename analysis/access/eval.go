@@ -349,8 +349,8 @@ func (p *pass) record(pc int, s int32) {
 		return
 	}
 	v := p.read(s)
-	root := -1
-	if s >= p.b.localEnd && s != p.b.indexSlot {
+	root := p.b.varOf[k]
+	if root < 0 && s >= p.b.localEnd && s != p.b.indexSlot {
 		// The address of a computed access is root.Offset plus the
 		// element's offset, added last (lower.lvalue).
 		if a := p.lastAdd[s]; a != noAdd {

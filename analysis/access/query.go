@@ -209,7 +209,7 @@ func (s *Summary) Interference(st *Statement) []Pair {
 		}
 		for _, ts := range step.Joins {
 			b2 := s.ofObject[ts.Owner]
-			if b2 == nil || b2.runs == Never || b2 == b1 && b1.runs != Many {
+			if b2 == nil || !s.Runs(b2.end) || b2 == b1 && b1.runs != Many {
 				continue
 			}
 			rows := b2.rowsOf(ts.Instances)
@@ -217,7 +217,7 @@ func (s *Summary) Interference(st *Statement) []Pair {
 		}
 		if step.JoinsAny {
 			for _, b2 := range s.bodies {
-				if b2.runs == Never || b2 == b1 && b1.runs != Many {
+				if !s.Runs(b2.end) || b2 == b1 && b1.runs != Many {
 					continue
 				}
 				acc(b2.end, true).note(nil, "may wait for its end (a handle not known statically)")

@@ -2,7 +2,6 @@ package access
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -141,13 +140,13 @@ func TestSoundAgainstEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkSound(t, ld.Program, ld.Exec, s)
+			checkSound(t, ld.Program, ld.Exec, s, 20000)
 		})
 	}
 }
 
 // checkSound checks that the summary over-approximates what the engine
-// does, in every execution DFS explores:
+// does, in every execution DFS explores (up to maxExecutions):
 //   - every two steps of different threads that ir.Dependent says are
 //     dependent (steps that stop the execution aside) come from
 //     statements that Interference reports for each other, naming the
@@ -156,7 +155,7 @@ func TestSoundAgainstEngine(t *testing.T) {
 //   - every word a step accesses is in its Loc for the step's thread;
 //     every thread a join waits for is among its Joins;
 //   - every lock the lockset pass says is held at an access is held.
-func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Summary) {
+func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Summary, maxExecutions int64) {
 	t.Helper()
 	bodyIndex := make(map[*ir.Body]int)
 	for i, b := range prog.Bodies {
@@ -197,7 +196,11 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 		w  who
 		fp ir.Footprint
 	}
-	checked2 := make(map[string]bool)
+	type pairKey struct {
+		a, b   *Statement
+		aw, bw who
+	}
+	checked2 := make(map[pairKey]bool)
 	failures := 0
 	fail := func(format string, args ...any) {
 		if failures++; failures <= 10 {
@@ -206,7 +209,8 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 	}
 	var steps []step
 	held := make(map[int32]map[int32]bool) // the mutexes each thread holds
-	opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: 20000, OnExecution: func(events []engine.Event, m *engine.Machine) {
+	byWord := make(map[int32][]int)
+	opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: maxExecutions, OnExecution: func(events []engine.Event, m *engine.Machine) {
 		steps = steps[:0]
 		clear(held)
 		threadWho := func(tid int32) (who, int) {
@@ -297,7 +301,7 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 			if ev.Kind == ir.EvJoin && ev.Loc >= 0 && int(ev.Loc) < len(m.Threads) {
 				tw, tb := threadWho(ev.Loc)
 				end := s.bodies[tb].end
-				key := fmt.Sprint(st.Range, w, end.Range, tw)
+				key := pairKey{st, end, w, tw}
 				if !checked2[key] {
 					checked2[key] = true
 					if !reports(st, end, tw) {
@@ -306,22 +310,34 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 				}
 			}
 		}
+		// Dependent steps share a word: look at the steps of each word.
+		clear(byWord)
 		for i := range steps {
-			for j := i + 1; j < len(steps); j++ {
-				a, b := &steps[i], &steps[j]
-				if a.w == b.w || !ir.Dependent(&a.fp, &b.fp) {
-					continue
+			steps[i].fp.Touches(func(loc int32, _ bool) bool {
+				if l := byWord[loc]; len(l) == 0 || l[len(l)-1] != i {
+					byWord[loc] = append(l, i)
 				}
-				key := fmt.Sprint(a.st.Range, a.w, b.st.Range, b.w)
-				if checked2[key] {
-					continue
-				}
-				checked2[key] = true
-				if !reports(a.st, b.st, b.w) {
-					fail("%s and %s are dependent, but Interference of the first has no %s there", a.st, b.st, b.w.owner.Name)
-				}
-				if !reports(b.st, a.st, a.w) {
-					fail("%s and %s are dependent, but Interference of the first has no %s there", b.st, a.st, a.w.owner.Name)
+				return false
+			})
+		}
+		for _, list := range byWord {
+			for x, i := range list {
+				for _, j := range list[x+1:] {
+					a, b := &steps[i], &steps[j]
+					if a.w == b.w || !ir.Dependent(&a.fp, &b.fp) {
+						continue
+					}
+					key := pairKey{a.st, b.st, a.w, b.w}
+					if checked2[key] {
+						continue
+					}
+					checked2[key] = true
+					if !reports(a.st, b.st, b.w) {
+						fail("%s and %s are dependent, but Interference of the first has no %s there", a.st, b.st, b.w.owner.Name)
+					}
+					if !reports(b.st, a.st, a.w) {
+						fail("%s and %s are dependent, but Interference of the first has no %s there", b.st, a.st, a.w.owner.Name)
+					}
 				}
 			}
 		}
