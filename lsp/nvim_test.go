@@ -70,12 +70,6 @@ type nvimReport struct {
 	} `json:"exit"`
 }
 
-// lspError is a JSON-RPC error as Neovim hands it to a handler.
-type lspError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
 // decodeErr reads a handler's err: nil when there was none (Neovim's
 // vim.NIL is JSON null).
 func decodeErr(raw json.RawMessage) *lspError {

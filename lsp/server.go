@@ -146,7 +146,10 @@ func (codec) Unmarshal(data []byte, v any) error {
 // are quick); requests are released to run concurrently, so that a slow
 // one never holds up the edits behind it and $/cancelRequest reaches it.
 // A panic in a handler is recovered, logged and answered with an error:
-// it never ends the session.
+// it never ends the session. Nor does a notification that fails (an
+// unknown method, params that do not decode): the library ends the
+// connection when a notification's handler returns an error, so a failed
+// notification is logged and returns none.
 func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	method := strings.Clone(req.Method())
 	isCall := req.IsCall()
@@ -157,7 +160,10 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		if r := recover(); r != nil {
 			s.logf("panic in %s: %v\n%s", method, r, debug.Stack())
 			s.clientLog(protocol.MessageTypeError, fmt.Sprintf("weft: internal error in %s: %v (the server goes on; please report it)", method, r))
-			result, err = nil, jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error in %s: %v", method, r))
+			result, err = nil, nil
+			if isCall {
+				err = jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error in %s: %v", method, r))
+			}
 		}
 	}()
 	s.mu.Lock()
@@ -174,8 +180,25 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down")
 	}
 	result, err = s.inner(ctx, req)
-	if isCall && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if !isCall {
+		if err != nil {
+			s.logf("notification %s skipped: %v", method, err)
+		}
+		return nil, nil
+	}
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, protocol.ErrRequestCancelled
+	}
+	// The message parsed (the stream checked it), so a parse error of the
+	// dispatcher is about the params. (Absent params fail to decode even
+	// for a method it does not know, before it can say so.)
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.ParseError {
+		msg := "invalid params: " + rpcErr.Message
+		if len(req.Params()) == 0 {
+			msg = "no params, and " + method + " needs them (or is not a method weft knows)"
+		}
+		err = jsonrpc2.NewError(jsonrpc2.InvalidParams, msg)
 	}
 	return result, err
 }

@@ -81,6 +81,12 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 // readHeader reads a header block and returns its Content-Length. A
 // malformed block is consumed to its blank line (or to the next line that
 // could start a header) and reported as errBadHeader.
+//
+// A Content-Length header that follows other bytes on its line starts a
+// new block there: bytes a client wrote without a line end, or the rest of
+// a frame whose length was wrong, run into the next header, and without
+// this every frame after them would be lost (each body would run into the
+// next header the same way).
 func (s *stream) readHeader() (int, error) {
 	length, sawLength, bad, lines := 0, false, false, 0
 	for {
@@ -90,6 +96,11 @@ func (s *stream) readHeader() (int, error) {
 				return 0, io.ErrUnexpectedEOF
 			}
 			return 0, err
+		}
+		if i := lengthHeaderAt(line); i > 0 && strings.TrimSpace(line[:i]) != "" {
+			s.garbage(fmt.Errorf("%d bytes before a header skipped: %.80q", i, line[:i]))
+			line = line[i:]
+			length, sawLength, bad, lines = 0, false, false, 0
 		}
 		lines++
 		if line == "" {
@@ -119,14 +130,36 @@ func (s *stream) readHeader() (int, error) {
 	return length, nil
 }
 
-// readLine reads one line without its line ending; an over-long line is
-// consumed and returned truncated (it is not a valid header then).
+// lengthHeaderAt returns where a Content-Length header (the name in any
+// case, then a colon) starts in line, or -1.
+func lengthHeaderAt(line string) int {
+	const name = "content-length"
+	for i := 0; i+len(name) <= len(line); i++ {
+		match := true
+		for j := 0; j < len(name) && match; j++ {
+			c := line[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			match = c == name[j]
+		}
+		if match && strings.HasPrefix(strings.TrimLeft(line[i+len(name):], " \t"), ":") {
+			return i
+		}
+	}
+	return -1
+}
+
+// readLine reads one line without its line ending. An over-long line is
+// consumed and its last maxHeaderLine bytes returned: it is not a valid
+// header, but a header may have run into its end (see readHeader).
 func (s *stream) readLine() (string, error) {
 	var b []byte
 	for {
 		chunk, err := s.in.ReadSlice('\n')
-		if len(b) < maxHeaderLine {
-			b = append(b, chunk[:min(len(chunk), maxHeaderLine-len(b))]...)
+		b = append(b, chunk...)
+		if len(b) > 2*maxHeaderLine {
+			b = append(b[:0], b[len(b)-maxHeaderLine:]...)
 		}
 		if err == nil {
 			break
@@ -139,7 +172,8 @@ func (s *stream) readLine() (string, error) {
 		}
 		return "", err
 	}
-	return string(bytes.TrimRight(b, "\r\n")), nil
+	b = bytes.TrimRight(b, "\r\n")
+	return string(b[max(0, len(b)-maxHeaderLine):]), nil
 }
 
 // Write frames msg.
