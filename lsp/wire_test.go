@@ -36,6 +36,7 @@ type wire struct {
 	responses map[string]wireResponse // by the id's JSON text
 	requests  int                     // the server's requests to the client
 	badOutput []string                // frames the server wrote that are not JSON-RPC
+	stuck     string                  // the goroutines when a write could not complete
 	log       bytes.Buffer            // the server's own log
 }
 
@@ -179,10 +180,21 @@ func frame(body []byte) []byte {
 	return append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...)
 }
 
-// writeRaw writes bytes to the server's input as they are.
+// writeTimeout bounds a write to the server's input: the server reads
+// its input all the time (edits are quick, requests run aside), so a
+// write that does not complete means the server is stuck.
+const writeTimeout = 20 * time.Second
+
+// writeRaw writes bytes to the server's input as they are. A write that
+// takes over writeTimeout fails the test with the goroutines' stacks.
 func (w *wire) writeRaw(b []byte) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
+	stuck := time.AfterFunc(writeTimeout, func() {
+		w.record(func() { w.stuck = goroutines() })
+		_ = w.in.CloseWithError(errors.New("the server stopped reading its input"))
+	})
+	defer stuck.Stop()
 	_, err := w.in.Write(b)
 	return err
 }
@@ -282,8 +294,11 @@ func (w *wire) end(baseline int) error {
 		w.t.Fatalf("the server's output was not closed within 10 s of Serve's return\n%s", goroutines())
 	}
 	w.mu.Lock()
-	bad := w.badOutput
+	bad, stuck := w.badOutput, w.stuck
 	w.mu.Unlock()
+	if stuck != "" {
+		w.t.Errorf("the server stopped reading its input for %v; goroutines then:\n%s", writeTimeout, stuck)
+	}
 	if len(bad) > 0 {
 		w.t.Errorf("the server wrote %d malformed frames: %q", len(bad), bad[:min(len(bad), 3)])
 	}
