@@ -22,14 +22,14 @@ type StepState struct {
 
 // NamedValue is a variable and its value in words ("{0, 7, 7}", "true").
 type NamedValue struct {
-	Name  string
-	Value string
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // LockState says who holds a mutex ("" when it is free).
 type LockState struct {
-	Name   string
-	Holder string
+	Name   string `json:"name"`
+	Holder string `json:"holder"` // "" when free
 }
 
 // ThreadState is one thread's state after a step.
