@@ -24,6 +24,10 @@ type Options struct {
 	Log io.Writer
 	// Version is reported to the client in serverInfo.
 	Version string
+
+	// beforeRequest, if set, runs before each request is handled (tests
+	// use it to hold a request until it is cancelled).
+	beforeRequest func(ctx context.Context, method string)
 }
 
 // Server is one language server session over one connection.
@@ -178,6 +182,9 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, nil
 	case shutdown && isCall:
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down")
+	}
+	if isCall && s.opts.beforeRequest != nil {
+		s.opts.beforeRequest(ctx, method)
 	}
 	result, err = s.inner(ctx, req)
 	if !isCall {

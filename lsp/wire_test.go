@@ -84,7 +84,11 @@ func (l wireLog) Write(p []byte) (int, error) {
 }
 
 // startWire runs Serve over pipes.
-func startWire(t testing.TB) *wire {
+func startWire(t testing.TB) *wire { return startWireWith(t, Options{}) }
+
+// startWireWith runs Serve over pipes with opts (its Log and Version are
+// the harness's).
+func startWireWith(t testing.TB, opts Options) *wire {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -94,7 +98,8 @@ func startWire(t testing.TB) *wire {
 		changed: make(chan struct{}), responses: map[string]wireResponse{},
 	}
 	go func() {
-		w.serveErr = Serve(context.Background(), inR, outW, closers{inR, outW}, Options{Log: wireLog{w}, Version: "test"})
+		opts.Log, opts.Version = wireLog{w}, "test"
+		w.serveErr = Serve(context.Background(), inR, outW, closers{inR, outW}, opts)
 		close(w.served)
 	}()
 	go w.readOutput(outR)
