@@ -84,3 +84,21 @@ func (p *Program) InstancesOf(obj *Object) []*ThreadInstance {
 	}
 	return obj.Instances
 }
+
+// RootOf returns the object at the root of an index chain (the a of
+// a[i][j], through parentheses), or nil when the root is not a name that
+// resolves.
+func (p *Program) RootOf(e grammar.Expr) *Object {
+	for {
+		switch x := e.(type) {
+		case *grammar.IndexExpr:
+			e = x.X
+		case *grammar.ParenExpr:
+			e = x.X
+		case *grammar.Ident:
+			return p.Uses[x]
+		default:
+			return nil
+		}
+	}
+}

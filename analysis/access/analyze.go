@@ -303,7 +303,7 @@ func (s *Summary) setup(b *body, locals []*analysis.Object) error {
 		if !b.matched || b.vis[k].expr == nil {
 			continue
 		}
-		if obj := rootOf(s.checked, b.vis[k].expr); obj != nil && obj.Kind == analysis.SharedVar {
+		if obj := s.checked.RootOf(b.vis[k].expr); obj != nil && obj.Kind == analysis.SharedVar {
 			if vi, ok := s.varIndex[obj]; ok {
 				b.varOf[k] = vi
 			}

@@ -222,7 +222,7 @@ func (w *walker) expr(e grammar.Expr) {
 			w.emit(Read, grammar.Range(x), x)
 		}
 	case *grammar.IndexExpr:
-		root := rootOf(w.p, x)
+		root := w.p.RootOf(x)
 		if root != nil && root.Kind == analysis.Thread {
 			w.expr(x.Index)
 			return
@@ -252,7 +252,7 @@ func (w *walker) place(e grammar.Expr) {
 }
 
 func (w *walker) isShared(e grammar.Expr) bool {
-	root := rootOf(w.p, e)
+	root := w.p.RootOf(e)
 	return root != nil && root.Kind == analysis.SharedVar
 }
 
@@ -284,22 +284,6 @@ func unparen(e grammar.Expr) grammar.Expr {
 	}
 }
 
-// rootOf returns the object at the root of an index chain, or nil.
-func rootOf(p *analysis.Program, e grammar.Expr) *analysis.Object {
-	for {
-		switch x := e.(type) {
-		case *grammar.IndexExpr:
-			e = x.X
-		case *grammar.ParenExpr:
-			e = x.X
-		case *grammar.Ident:
-			return p.Uses[x]
-		default:
-			return nil
-		}
-	}
-}
-
 // match fills in the syntax of each visible instruction of code from
 // the walk of the body's syntax. It reports false, leaving code as it is,
 // if the two do not line up (which would be a change of the lowering this
@@ -327,7 +311,7 @@ func match(code *ir.Body, list []vis, syn []vis) bool {
 // value when constant, as written when it depends only on constants and
 // the thread index, and as * otherwise: "a[2]", "x[w]", "g[*][1]".
 func placeName(p *analysis.Program, e grammar.Expr) string {
-	root := rootOf(p, e)
+	root := p.RootOf(e)
 	if root == nil {
 		return "?"
 	}

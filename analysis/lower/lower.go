@@ -774,7 +774,7 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 			return int32(obj.Slot)
 		}
 	case *grammar.IndexExpr:
-		root := rootObject(l.p, x)
+		root := l.p.RootOf(x)
 		if root != nil && root.Kind == analysis.Thread {
 			// worker[i]: the tid of instance i.
 			i := l.expr(x.Index)
@@ -844,22 +844,6 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		panic("literal without a constant value")
 	}
 	panic(fmt.Sprintf("cannot lower expression %T", e))
-}
-
-// rootObject returns the variable or thread at the root of an index chain.
-func rootObject(p *analysis.Program, e grammar.Expr) *analysis.Object {
-	for {
-		switch x := e.(type) {
-		case *grammar.IndexExpr:
-			e = x.X
-		case *grammar.ParenExpr:
-			e = x.X
-		case *grammar.Ident:
-			return p.Uses[x]
-		default:
-			return nil
-		}
-	}
 }
 
 // addressesDependOnReads reports whether, in straight-line code, some
