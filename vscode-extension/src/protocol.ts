@@ -1,0 +1,118 @@
+// The shapes the Weft language server and debug adapter send, as
+// documented in docs/editors.md. Lines and characters are 0-based UTF-16,
+// as everywhere in LSP. Nothing here imports `vscode`: pure data.
+
+/** A position in a document (0-based line, UTF-16 character). */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** A range in a document (end excluded). */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** The states of a document's check. "vacuous" is complete but checked nothing: never "verified". */
+export type CheckState = 'checking' | 'verified' | 'vacuous' | 'bugs' | 'incomplete' | 'errors';
+
+/** The `weft/status` notification: the truthful state of one document's check. */
+export interface WeftStatus {
+  uri: string;
+  version: number;
+  state: CheckState;
+  algorithm?: string;
+  k?: number;
+  executions: number;
+  elapsedMs: number;
+  bugs: number;
+  /** The exploration finished (verified, vacuous, or bugs with nothing left to explore). */
+  complete: boolean;
+  /** Why the exploration is incomplete ("time budget", "memory", …). */
+  why?: string;
+  /** Checking: waiting for a pause in typing or a free slot. */
+  waiting: boolean;
+  /** Checking: an escalated check that runs while the editor is idle. */
+  escalating: boolean;
+  warnings?: string[];
+  /** The status in words, as the code lens shows it. */
+  message: string;
+}
+
+/** A named value in a trace state ("x" → "3", "a" → "{0, 7, 7}"). */
+export interface NamedValue {
+  name: string;
+  value: string;
+}
+
+/** A mutex and the thread holding it ("" when free). */
+export interface LockState {
+  name: string;
+  holder: string;
+}
+
+/** A thread in a trace state. */
+export interface ThreadState {
+  name: string;
+  /** "running", "blocked", "finished", … */
+  status: string;
+  /** The statement it runs next. */
+  range?: Range;
+  locals?: NamedValue[];
+}
+
+/** What a step did, for drawing: the kind and the object it touched. */
+export interface StepEvent {
+  kind: 'read' | 'write' | 'lock' | 'unlock' | 'spawn' | 'join' | 'atomic' | 'stop' | string;
+  /** A location name, or a thread name for spawn and join. */
+  object?: string;
+}
+
+/** One step of a counterexample, with the state right after it. */
+export interface TraceStep {
+  /** 1-based. */
+  step: number;
+  thread: string;
+  op: string;
+  range: Range;
+  event?: StepEvent;
+  /** The thread finished with this step. */
+  ends?: boolean;
+  shared?: NamedValue[];
+  locks?: LockState[];
+  threadStates?: ThreadState[];
+}
+
+/** A counterexample: the answer of the server's `weft.trace` command, and what `weft dap` replays. */
+export interface TraceDocument {
+  uri: string;
+  version: number;
+  bugId: string;
+  kind: string;
+  message: string;
+  range: Range;
+  /** Every thread of the execution, in creation order. */
+  threads: string[];
+  steps: TraceStep[];
+  /** The trace is too long for a state per step: steps only. */
+  stateOmitted?: boolean;
+  /** For a data race: the 1-based steps of the two unordered accesses. */
+  raceSteps?: [number, number];
+  /** The model's path on disk, when known. */
+  file?: string;
+}
+
+/** The data of a bug's diagnostic. */
+export interface BugDiagnosticData {
+  bugId: string;
+  version: number;
+  steps: number;
+}
+
+/** The custom event `weft dap` sends before each stop. */
+export interface WeftStepEvent {
+  step: number;
+  steps: number;
+  bugId: string;
+}
