@@ -90,6 +90,7 @@ export class StatusBar implements vscode.Disposable {
   private readonly statuses = new Map<string, WeftStatus>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private serverProblem: string | undefined;
+  private hasBugs = false;
 
   constructor() {
     this.item.name = 'Weft';
@@ -121,6 +122,13 @@ export class StatusBar implements vscode.Disposable {
 
   private render(): void {
     const editor = vscode.window.activeTextEditor;
+    const active = editor && editor.document.languageId === 'weft' ? this.statuses.get(editor.document.uri.toString()) : undefined;
+    const hasBugs = !!active && active.bugs > 0;
+    if (hasBugs !== this.hasBugs) {
+      // The editor title's "Show trace" button shows only on a file with a bug.
+      this.hasBugs = hasBugs;
+      void vscode.commands.executeCommand('setContext', 'weft.hasBugs', hasBugs);
+    }
     if (!editor || editor.document.languageId !== 'weft') {
       this.item.hide();
       return;
