@@ -1,0 +1,126 @@
+// Replay as a debug session: the "weft" debugger type runs `weft dap`,
+// which steps through a counterexample forward and back. A replay starts
+// from a trace the language server gave (the Replay lens) or from a
+// saved `weft check --json` report (a launch configuration).
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+import type { TraceDocument, WeftStepEvent } from './protocol';
+
+/** The debug configuration of a replay. */
+export interface ReplayConfiguration extends vscode.DebugConfiguration {
+  trace?: TraceDocument;
+  traceFile?: string;
+  bug?: number;
+  program?: string;
+}
+
+/** Listens to the replays: their traces and the step each stands at. */
+export interface ReplayListener {
+  onStep(session: vscode.DebugSession, ev: WeftStepEvent): void;
+  onEnd(session: vscode.DebugSession): void;
+}
+
+/** The debugger's side of the extension. */
+export class Replays implements vscode.Disposable {
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly steps = new Map<string, WeftStepEvent>();
+
+  constructor(
+    private readonly program: () => string | undefined,
+    private readonly listener: ReplayListener,
+  ) {
+    this.subscriptions.push(
+      vscode.debug.registerDebugAdapterDescriptorFactory('weft', {
+        createDebugAdapterDescriptor: () => {
+          const p = this.program();
+          if (!p) {
+            throw new Error('Weft: the `weft` program was not found, so a replay cannot start. Set weft.serverPath.');
+          }
+          return new vscode.DebugAdapterExecutable(p, ['dap']);
+        },
+      }),
+      vscode.debug.registerDebugConfigurationProvider('weft', {
+        resolveDebugConfiguration: (_folder, config) => this.resolve(config as ReplayConfiguration),
+      }),
+      vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
+        if (e.session.type === 'weft' && e.event === 'weftStep' && e.body) {
+          const ev = e.body as WeftStepEvent;
+          this.steps.set(e.session.id, ev);
+          this.listener.onStep(e.session, ev);
+        }
+      }),
+      vscode.debug.onDidTerminateDebugSession((s) => {
+        if (s.type === 'weft') {
+          this.steps.delete(s.id);
+          this.listener.onEnd(s);
+        }
+      }),
+    );
+  }
+
+  /** Starts replaying a trace the server gave. */
+  async start(trace: TraceDocument): Promise<boolean> {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(trace.uri));
+    const config: ReplayConfiguration = {
+      type: 'weft',
+      request: 'launch',
+      name: `Replay: ${trace.message}`,
+      trace,
+    };
+    return vscode.debug.startDebugging(folder, config);
+  }
+
+  /** The active replay session, if the active debug session is one. */
+  active(): vscode.DebugSession | undefined {
+    const s = vscode.debug.activeDebugSession;
+    return s && s.type === 'weft' ? s : undefined;
+  }
+
+  /** The step a replay stands at, once it has stopped. */
+  stepOf(session: vscode.DebugSession): WeftStepEvent | undefined {
+    return this.steps.get(session.id);
+  }
+
+  /** Moves a replay to a step (the trace view's click). */
+  async goto(session: vscode.DebugSession, step: number): Promise<void> {
+    await session.customRequest('weftGoto', { step });
+  }
+
+  /** The whole trace a replay is stepping through. */
+  async traceOf(session: vscode.DebugSession): Promise<TraceDocument> {
+    const inline = (session.configuration as ReplayConfiguration).trace;
+    if (inline) {
+      return inline;
+    }
+    return (await session.customRequest('weftTrace')) as TraceDocument;
+  }
+
+  private resolve(config: ReplayConfiguration): vscode.DebugConfiguration | undefined {
+    if (!config.type && !config.request && !config.name) {
+      // F5 without a launch.json: replay the bug of the active file.
+      void vscode.commands.executeCommand('weft.replay');
+      return undefined;
+    }
+    if (!config.trace && !config.traceFile) {
+      void vscode.window.showErrorMessage(
+        'Weft: a replay needs "traceFile" (a report saved by `weft check --json FILE > report.json`), or start it from the "Replay counterexample" lens.',
+      );
+      return undefined;
+    }
+    if (config.traceFile && !path.isAbsolute(config.traceFile)) {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      if (folder) {
+        config.traceFile = path.join(folder.uri.fsPath, config.traceFile);
+      }
+    }
+    return config;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) {
+      s.dispose();
+    }
+  }
+}
