@@ -1,0 +1,434 @@
+// The end-to-end test of the extension in a real VS Code: code-server
+// 4.100.3 (VS Code 1.100.3) driven through Debian's Chromium by
+// playwright-core. It builds and installs the .vsix, opens a copy of
+// examples/lost_update.weft, and checks, as a user would see it:
+//   - the assertion's diagnostic in the Problems panel, with its message,
+//     and a squiggle in the editor;
+//   - the status bar's bug state;
+//   - the "Replay counterexample" code lens; clicking it starts a debug
+//     session stopped at step 1; Step Over goes to step 2; Step Back to 1;
+//   - the trace view shows one column per thread.
+// It prints the figures (time from opening the file to the diagnostic in
+// the Problems panel, the extension's activation and server start times
+// from its "Weft" output channel, the .vsix size) and saves a screenshot
+// of each stage in vscode-extension/test-output/.
+//
+// Usage: node scripts/e2e.mjs (npm run test:e2e). Installs what it needs
+// (apt-get: chromium chromium-driver ripgrep libkrb5-dev; code-server into
+// $XDG_CACHE_HOME/weft-e2e, reused). Environment:
+//   WEFT_E2E_TIMEOUT_MS  the whole test's limit (default 300000)
+//   WEFT_E2E_CACHE       the cache directory
+//   WEFT_E2E_KEEP=1      keep the temporary directory (logs, profile)
+// Exits 0 when every check passed, 1 otherwise (the failing check, what
+// was seen, and a screenshot 99-failure.png). It ends every process it
+// started, by PID, whole trees, also on failure, timeout and SIGINT.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+import { Procs } from './e2e/procs.mjs';
+import { cacheDir, CODE_SERVER_VERSION, ensureCodeServer, ensureSystemPackages } from './e2e/setup.mjs';
+import {
+  callStackText, codeLenses, debugButton, openFile, problems, runCommand, statusBarTexts, until,
+  waitForWorkbench, webviewContentFrames,
+} from './e2e/workbench.mjs';
+
+const ext = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = join(ext, '..');
+const outDir = join(ext, 'test-output');
+
+// The model and what the test expects of it (see the file's header).
+const MODEL = 'lost_update.weft';
+const EXPECT_MESSAGE = 'an increment was lost';
+const EXPECT_BUGS = 2; // the data race and the assertion
+const EXPECT_THREADS = ['incr[0]', 'incr[1]', 'main'];
+
+const TIMEOUT_MS = Number(process.env.WEFT_E2E_TIMEOUT_MS || 300_000);
+const t0 = Date.now();
+const procs = new Procs();
+const figures = {};
+let stageName = 'start';
+let page;
+let context;
+let tmp;
+let shots = 0;
+
+function log(msg) {
+  console.log(`e2e [${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
+}
+
+function stage(name) {
+  stageName = name;
+  log(`— ${name}`);
+}
+
+class CheckFailed extends Error {}
+
+function check(cond, msg) {
+  if (!cond) throw new CheckFailed(msg);
+}
+
+async function screenshot(name) {
+  if (!page) return;
+  shots++;
+  const file = join(outDir, `${String(shots).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file, timeout: 10_000 });
+  log(`screenshot ${file}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let cleaning;
+async function cleanup() {
+  if (cleaning) return cleaning;
+  cleaning = (async () => {
+    try {
+      await context?.close().catch(() => undefined);
+    } catch {
+      // the browser may be gone
+    }
+    const n = await procs.killAll().catch((err) => {
+      console.error(`e2e: cleanup: ${err.message}`);
+      return -1;
+    });
+    log(`ended ${n} process${n === 1 ? '' : 'es'} left by the test`);
+    if (tmp && process.env.WEFT_E2E_KEEP !== '1') {
+      rmSync(tmp, { recursive: true, force: true });
+    } else if (tmp) {
+      log(`kept ${tmp}`);
+    }
+  })();
+  return cleaning;
+}
+
+let failing = false;
+async function fail(message) {
+  if (failing) return; // the first failure (or the timeout) is the one to report
+  failing = true;
+  console.error(`\ne2e: FAILED at "${stageName}": ${message}\n`);
+  try {
+    await screenshot('failure');
+  } catch {
+    // no page to show
+  }
+  copyLogs();
+  await cleanup();
+  process.exit(1);
+}
+
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    if (failing) return;
+    failing = true; // what fails from here on is the interruption's doing
+    console.error(`\ne2e: ${sig}: stopping at "${stageName}"`);
+    cleanup().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+  });
+}
+const globalTimer = setTimeout(() => {
+  void fail(`the test did not finish within ${TIMEOUT_MS / 1000} s (WEFT_E2E_TIMEOUT_MS)`);
+}, TIMEOUT_MS);
+globalTimer.unref();
+
+// Files under dir (recursively) whose name matches re.
+function findFiles(dir, re, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) findFiles(p, re, out);
+    else if (re.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+let dirs;
+/** The extension's "Weft" output channel, as VS Code logs it to disk. */
+function weftOutput() {
+  if (!dirs) return '';
+  const files = findFiles(join(dirs.user, 'logs'), /Weft\.log$/);
+  return files.map((f) => readFileSync(f, 'utf8')).join('\n');
+}
+
+function copyLogs() {
+  if (!dirs) return;
+  try {
+    const out = weftOutput();
+    if (out) writeFileSync(join(outDir, 'weft-output.log'), out);
+    for (const f of findFiles(join(dirs.user, 'logs'), /^(exthost|remoteexthost|remoteagent)\.log$/)) {
+      copyFileSync(f, join(outDir, `code-server-${f.split('/').slice(-1)[0]}`));
+    }
+  } catch (err) {
+    log(`copying the logs: ${err.message}`);
+  }
+}
+
+async function main() {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+
+  stage('install what the test needs');
+  const apt = await ensureSystemPackages(procs, log);
+  if (apt.installed.length) log(`apt-get installed ${apt.installed.join(' ')}`);
+  const cs = await ensureCodeServer(procs, log);
+  log(`code-server ${CODE_SERVER_VERSION}: ${cs.installed ? `installed in ${cs.seconds.toFixed(1)} s` : 'from the cache'} (${cs.dir})`);
+  figures.codeServerInstallSeconds = cs.installed ? cs.seconds : 0;
+
+  tmp = mkdtempSync(join(tmpdir(), 'weft-e2e-'));
+  dirs = {
+    vsix: join(tmp, 'weft.vsix'),
+    config: join(tmp, 'config.yaml'),
+    user: join(tmp, 'user-data'),
+    ext: join(tmp, 'extensions'),
+    xdgData: join(tmp, 'xdg-data'),
+    xdgConfig: join(tmp, 'xdg-config'),
+    xdgCache: join(tmp, 'xdg-cache'),
+    runtime: join(tmp, 'xdg-runtime'),
+    tmp: join(tmp, 'tmp'),
+    workspace: join(tmp, 'workspace'),
+    chrome: join(tmp, 'chromium-profile'),
+  };
+  for (const d of Object.values(dirs)) if (!/\.(vsix|yaml)$/.test(d)) mkdirSync(d, { recursive: true, mode: 0o700 });
+
+  stage('package the extension');
+  const tPack = Date.now();
+  const pack = await procs.run(process.execPath, [join(ext, 'scripts', 'package.mjs'), '--out', dirs.vsix], { cwd: ext, timeoutMs: 300_000 });
+  if (pack.code !== 0) throw new CheckFailed(`scripts/package.mjs failed:\n${pack.out.slice(-4000)}`);
+  figures.vsixBytes = statSync(dirs.vsix).size;
+  figures.packageSeconds = (Date.now() - tPack) / 1000;
+  log(`.vsix ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB), built in ${figures.packageSeconds.toFixed(1)} s`);
+
+  stage('install the .vsix into code-server');
+  const port = await freePort();
+  writeFileSync(dirs.config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  mkdirSync(join(dirs.user, 'User'), { recursive: true });
+  writeFileSync(join(dirs.user, 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'workbench.colorTheme': 'Default Dark Modern',
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'chat.commandCenter.enabled': false,
+    'git.enabled': false,
+    'editor.codeLens': true,
+    'editor.minimap.enabled': false,
+  }, null, 2));
+  copyFileSync(join(repo, 'examples', MODEL), join(dirs.workspace, MODEL));
+  const csEnv = {
+    ...process.env,
+    XDG_DATA_HOME: dirs.xdgData,
+    XDG_CONFIG_HOME: dirs.xdgConfig,
+    XDG_CACHE_HOME: dirs.xdgCache,
+    XDG_RUNTIME_DIR: dirs.runtime,
+    TMPDIR: dirs.tmp,
+  };
+  delete csEnv.PASSWORD;
+  delete csEnv.HASHED_PASSWORD;
+  const csArgs = ['--config', dirs.config, '--user-data-dir', dirs.user, '--extensions-dir', dirs.ext];
+  const inst = await procs.run(process.execPath, [cs.entry, ...csArgs, '--install-extension', dirs.vsix], { env: csEnv, timeoutMs: 120_000 });
+  check(inst.code === 0 && /successfully installed/i.test(inst.out), `code-server --install-extension failed:\n${inst.out}`);
+  const installedDir = readdirSync(dirs.ext).find((d) => d.startsWith('weft.weft-'));
+  check(installedDir, `no weft.weft-* in ${dirs.ext} after --install-extension: ${readdirSync(dirs.ext).join(', ')}`);
+  const serverBin = join(dirs.ext, installedDir, 'bin', 'weft');
+  check(existsSync(serverBin), `the installed extension has no bin/weft (${serverBin})`);
+  const mode = statSync(serverBin).mode & 0o777;
+  figures.installedServerMode = mode.toString(8);
+  check((mode & 0o111) !== 0, `the installed bin/weft is not executable (mode ${mode.toString(8)}): the executable bit did not survive packaging and installation`);
+  log(`installed ${installedDir}; bin/weft mode ${mode.toString(8)}`);
+
+  stage('start code-server');
+  const csLog = join(outDir, 'code-server.log');
+  const server = procs.spawn(process.execPath, [
+    cs.entry, ...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--ignore-last-opened', dirs.workspace,
+  ], { env: csEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let csOut = '';
+  const take = (d) => {
+    csOut += d;
+    writeFileSync(csLog, csOut);
+  };
+  server.stdout.on('data', take);
+  server.stderr.on('data', take);
+  let exited;
+  server.on('exit', (code, signal) => {
+    exited = `${signal ?? `exit ${code}`}`;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await until(async () => {
+    if (exited) throw new CheckFailed(`code-server ended (${exited}):\n${csOut.slice(-3000)}`);
+    const r = await fetch(`${base}/healthz`).catch(() => undefined);
+    return r?.ok;
+  }, { timeoutMs: 60_000, intervalMs: 200, msg: () => `code-server to answer on ${base}/healthz (log:\n${csOut.slice(-2000)})` });
+  log(`code-server up on ${base} (pid ${server.pid})`);
+
+  stage('open the workbench in Chromium');
+  context = await chromium.launchPersistentContext(dirs.chrome, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+    // Our handlers end everything (code-server too), not playwright's.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    env: { ...process.env, XDG_CONFIG_HOME: dirs.xdgConfig, XDG_CACHE_HOME: dirs.xdgCache, TMPDIR: dirs.tmp },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (err) => log(`page error: ${err.message}`));
+  const tGoto = Date.now();
+  await page.goto(`${base}/?folder=${encodeURIComponent(dirs.workspace)}`, { timeout: 60_000 });
+  await waitForWorkbench(page);
+  figures.workbenchMs = Date.now() - tGoto;
+  log(`workbench ready in ${figures.workbenchMs} ms`);
+  await screenshot('workbench');
+
+  stage('open the Problems panel');
+  await runCommand(page, 'View: Focus Problems');
+  await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 15_000 });
+
+  stage(`open ${MODEL}`);
+  let tOpen = 0;
+  await openFile(page, MODEL, { onEnter: () => { tOpen = Date.now(); } });
+  log(`${MODEL} is open`);
+
+  stage('the diagnostic in the Problems panel');
+  const row = await until(async () => {
+    const rows = await problems(page);
+    return rows.find((r) => r.includes(EXPECT_MESSAGE));
+  }, {
+    timeoutMs: 60_000,
+    intervalMs: 25,
+    msg: async () => `a problem "${EXPECT_MESSAGE}" in the Problems panel (it shows: ${JSON.stringify(await problems(page).catch(() => []))}; Weft output:\n${weftOutput()})`,
+  });
+  figures.openToProblemMs = Date.now() - tOpen;
+  log(`Problems panel: "${row.replace(/\s+/g, ' ')}" ${figures.openToProblemMs} ms after opening the file`);
+  // The squiggle under the failing assert (an error) and under the race (a warning).
+  await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'visible', timeout: 10_000 })
+    .catch(() => { throw new CheckFailed('no error squiggle in the editor'); });
+  await screenshot('file-open-squiggle');
+  const rows = await problems(page);
+  check(rows.some((r) => r.includes(EXPECT_MESSAGE)), `the Problems panel lost the assertion: ${JSON.stringify(rows)}`);
+  check(rows.some((r) => r.includes('data race on c')), `the Problems panel has no data race on c: ${JSON.stringify(rows)}`);
+  await screenshot('problems-panel');
+
+  stage('the status bar shows the bug state');
+  const want = new RegExp(`^Weft: ${EXPECT_BUGS} bugs$`);
+  const st = await until(async () => (await statusBarTexts(page)).find((t) => want.test(t)), {
+    timeoutMs: 30_000,
+    msg: async () => `a status bar item "Weft: ${EXPECT_BUGS} bugs" (the status bar shows: ${JSON.stringify(await statusBarTexts(page))})`,
+  });
+  const stItem = page.locator('.statusbar-item').filter({ hasText: st }).first();
+  check(await stItem.locator('.codicon-bug').count() > 0, 'the Weft status bar item has no bug icon');
+  log(`status bar: "${st}"`);
+  await screenshot('status-bar');
+  await stItem.screenshot({ path: join(outDir, `${String(shots).padStart(2, '0')}-status-bar-item.png`) });
+
+  stage('the Replay counterexample lens');
+  const lenses = await until(async () => {
+    const ls = (await codeLenses(page)).filter((l) => l.text.startsWith('Replay counterexample'));
+    return ls.length >= EXPECT_BUGS ? ls : undefined;
+  }, { timeoutMs: 20_000, msg: async () => `${EXPECT_BUGS} "Replay counterexample" lenses (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})` });
+  // The assertion is the last bug of the file: its lens is the lowest.
+  lenses.sort((a, b) => a.y - b.y);
+  const lens = lenses[lenses.length - 1];
+  const lensSteps = Number(/\((\d+) steps?\)/.exec(lens.text)?.[1]);
+  const problemSteps = Number(/counterexample: (\d+) steps?/.exec(row)?.[1]);
+  check(lensSteps === problemSteps, `the lowest lens "${lens.text}" should be the assertion's, whose diagnostic says ${problemSteps} steps ("${row}")`);
+  log(`lenses: ${lenses.map((l) => `"${l.text}"`).join(', ')}; clicking "${lens.text}"`);
+  await screenshot('code-lenses');
+
+  stage('replay: the debug session stops at step 1');
+  await lens.el.click();
+  await debugButton(page, 'Step Over').waitFor({ state: 'visible', timeout: 30_000 })
+    .catch(async () => { throw new CheckFailed(`no debug session (no debug toolbar with Step Over) after clicking the lens; Weft output:\n${weftOutput()}`); });
+  const stepOf = async () => {
+    const text = await callStackText(page);
+    const m = /\bstep (\d+)\b/i.exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const waitStep = async (n, what) => {
+    await until(async () => (await stepOf()) === n, {
+      timeoutMs: 20_000,
+      msg: async () => `the replay to stand at step ${n} ${what} (the Call Stack shows: "${await callStackText(page)}")`,
+    });
+    // The editor marks the statement of the current step.
+    await page.locator('.monaco-editor .debug-top-stack-frame-line').first().waitFor({ state: 'visible', timeout: 10_000 })
+      .catch(() => { throw new CheckFailed(`at step ${n} the editor shows no current-statement decoration`); });
+  };
+  await waitStep(1, 'when the session starts');
+  await screenshot('debug-step-1');
+
+  stage('Step Over goes to step 2');
+  await debugButton(page, 'Step Over').click();
+  await waitStep(2, 'after Step Over');
+  await screenshot('debug-step-2');
+
+  stage('Step Back returns to step 1');
+  const back = debugButton(page, 'Step Back');
+  check(await back.count() > 0, 'the debug toolbar has no Step Back button (supportsStepBack)');
+  await back.click();
+  await waitStep(1, 'after Step Back');
+  await screenshot('debug-step-back');
+
+  stage('the trace view shows one column per thread');
+  await runCommand(page, 'Weft: Show trace');
+  const frame = await until(async () => {
+    for (const f of webviewContentFrames(page)) {
+      const n = await f.locator('body *').count().catch(() => 0);
+      if (n > 0) return f;
+    }
+    return undefined;
+  }, { timeoutMs: 20_000, msg: () => `the trace view's webview (frames: ${page.frames().map((f) => f.url()).join(', ')})` });
+  const headers = await until(async () => {
+    const hs = (await frame.locator('[data-thread], .thread-header, th').allInnerTexts()).map((s) => s.trim()).filter(Boolean);
+    return hs.length ? hs : undefined;
+  }, { timeoutMs: 10_000, msg: async () => `thread columns in the trace view (its body: ${(await frame.locator('body').innerText()).slice(0, 500)})` });
+  check(JSON.stringify(headers) === JSON.stringify(EXPECT_THREADS),
+    `the trace view's columns are ${JSON.stringify(headers)}, not one per thread ${JSON.stringify(EXPECT_THREADS)}`);
+  await screenshot('trace-view');
+
+  stage('activation time from the Weft output channel');
+  const output = weftOutput();
+  const act = /Weft: activated in (\d+) ms/.exec(output);
+  const started = /Weft: server started in (\d+) ms: (.*)/.exec(output);
+  check(act, `the Weft output channel has no "Weft: activated in N ms" line:\n${output}`);
+  check(started, `the Weft output channel has no "Weft: server started in N ms: PATH" line:\n${output}`);
+  figures.activationMs = Number(act[1]);
+  figures.serverStartMs = Number(started[1]);
+  check(started[2].trim() === serverBin, `the server started is ${started[2].trim()}, not the bundled ${serverBin}`);
+}
+
+try {
+  await main();
+  copyLogs();
+  clearTimeout(globalTimer);
+  const total = (Date.now() - t0) / 1000;
+  console.log('\ne2e: PASSED');
+  console.log(`  opening ${MODEL} → the diagnostic in the Problems panel: ${figures.openToProblemMs} ms`);
+  console.log(`  extension activation (Weft output): ${figures.activationMs} ms; server started in ${figures.serverStartMs} ms`);
+  console.log(`  .vsix: ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB); installed bin/weft mode ${figures.installedServerMode}`);
+  console.log(`  workbench load: ${figures.workbenchMs} ms; packaging: ${figures.packageSeconds.toFixed(1)} s; code-server install: ${figures.codeServerInstallSeconds ? `${figures.codeServerInstallSeconds.toFixed(1)} s` : 'cached'} (${cacheDir()})`);
+  console.log(`  total: ${total.toFixed(1)} s; screenshots in ${outDir}`);
+  await cleanup();
+  process.exit(0);
+} catch (err) {
+  await fail(err instanceof CheckFailed ? err.message : (err?.stack ?? String(err)));
+}
