@@ -324,6 +324,16 @@ async function main() {
           JSON.stringify(posted) === JSON.stringify([{ type: 'ready' }, { type: 'reveal', step: 10 }, { type: 'reveal', step: 4 }]),
           `ready, Enter and click post ${JSON.stringify(posted)}`,
         );
+        // VS Code rewrites the variables when the theme or font changes: the boxes follow.
+        const width = () => page.$eval('.row[aria-posinset="4"] .box', (e) => e.getBoundingClientRect().width);
+        const before = await width();
+        await page.evaluate(() => document.documentElement.style.setProperty('--vscode-editor-font-size', '20px'));
+        await frame(page);
+        const after = await width();
+        check(after > before * 1.2, `a larger editor font re-measures the boxes (${before} → ${after} px)`);
+        await page.evaluate(() => window.postMessage({ type: 'current', step: 0 }, '*'));
+        await frame(page);
+        check((await page.$$('.row.current')).length === 0, 'step 0 clears the debugger’s step');
       }
       check(errors.length === 0, `${theme}: no errors in the page ${JSON.stringify(errors)}`);
       await context.close();
