@@ -12,9 +12,11 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
+  StaticFeature,
 } from 'vscode-languageclient/node';
 
 import type { TraceDocument, WeftStatus } from './protocol';
+import { dropTokens, lexicalIndices, weftTokenTypes } from './semanticTokens';
 import { resolveServer, Resolution } from './serverPath';
 import { statusView } from './status';
 
@@ -215,6 +217,14 @@ export function createClient(program: string, log: vscode.OutputChannel, status:
     initializationOptions: serverSettings(),
     synchronize: { configurationSection: 'weft' },
     middleware: {
+      provideDocumentSemanticTokens: async (document, token, next) => {
+        const tokens = await next(document, token);
+        const legend = client.initializeResult?.capabilities.semanticTokensProvider?.legend;
+        if (!tokens || !legend) {
+          return tokens;
+        }
+        return new vscode.SemanticTokens(new Uint32Array(dropTokens(tokens.data, lexicalIndices(legend.tokenTypes))), tokens.resultId);
+      },
       executeCommand: async (command, args, next) => {
         if (documentCommands.has(command) && args.length === 0) {
           const uri = activeWeftUri();
@@ -248,6 +258,7 @@ export function createClient(program: string, log: vscode.OutputChannel, status:
     },
   };
   const client = new LanguageClient('weft', 'Weft', serverOptions, clientOptions);
+  client.registerFeature(weftTokenTypesFeature);
   client.onDidChangeState((e) => {
     if (e.newState === State.Stopped) {
       status.setServerProblem('The Weft language server stopped. Run "Weft: Restart language server" to start it again.');
@@ -257,6 +268,27 @@ export function createClient(program: string, log: vscode.OutputChannel, status:
   });
   return client;
 }
+
+/**
+ * Declares Weft's own semantic token types to the server, which then
+ * sends them rather than their standard supertypes (package.json gives
+ * them colours and scopes).
+ */
+const weftTokenTypesFeature: StaticFeature = {
+  fillClientCapabilities(caps) {
+    const types = caps.textDocument?.semanticTokens?.tokenTypes;
+    if (types) {
+      for (const t of weftTokenTypes) {
+        if (!types.includes(t)) {
+          types.push(t);
+        }
+      }
+    }
+  },
+  initialize() {},
+  getState: () => ({ kind: 'static' }),
+  clear() {},
+};
 
 /** Registers the client's notification handlers; call once the client runs. */
 export function listen(client: LanguageClient, status: StatusBar): vscode.Disposable {

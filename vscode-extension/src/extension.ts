@@ -7,7 +7,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { bugAt, bugData, BugRef, distinctBugs } from './bugs';
 import { createClient, explainNoServer, fetchTrace, listen, serverProgram, StatusBar } from './client';
 import { Replays } from './debug';
-import type { TraceDocument } from './protocol';
+import type { TraceDocument, TraceStep } from './protocol';
+import { TraceViewPanel } from './traceView/panel';
 
 /** The extension while it is active. */
 class Weft implements vscode.Disposable {
@@ -20,8 +21,14 @@ class Weft implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.replays = new Replays(() => this.program ?? this.locate(), {
-      onStep: () => undefined,
-      onEnd: () => undefined,
+      // The trace view follows the debugger.
+      onStep: (session, ev) => {
+        const view = TraceViewPanel.panel;
+        if (view && view.document.bugId === ev.bugId && this.replays.active()?.id === session.id) {
+          view.setCurrentStep(ev.step);
+        }
+      },
+      onEnd: () => TraceViewPanel.panel?.setCurrentStep(0),
     });
   }
 
@@ -144,6 +151,39 @@ class Weft implements vscode.Disposable {
     return bugId ? fetchTrace(this.client, editor.document.uri, bugId) : undefined;
   }
 
+  /** Opens the trace view on the active replay's trace, or on the active file's bug. */
+  async showTrace(): Promise<void> {
+    const trace = await this.traceToShow();
+    if (!trace) {
+      return;
+    }
+    const view = TraceViewPanel.show(this.context, trace, { reveal: (step) => void this.revealStep(trace, step) });
+    const session = this.replays.active();
+    const at = session && this.replays.stepOf(session);
+    view.setCurrentStep(at && at.bugId === trace.bugId ? at.step : 0);
+  }
+
+  /** A step chosen in the trace view: its source line, and the replay moves there. */
+  private async revealStep(trace: TraceDocument, step: TraceStep): Promise<void> {
+    const session = this.replays.active();
+    const at = session && this.replays.stepOf(session);
+    if (session && at && at.bugId === trace.bugId) {
+      try {
+        await this.replays.goto(session, step.step);
+      } catch (err) {
+        this.log.appendLine(`Weft: moving the replay to step ${step.step}: ${String(err)}`);
+      }
+    }
+    const uri = vscode.Uri.parse(trace.uri);
+    const r = step.range;
+    const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+    try {
+      await vscode.window.showTextDocument(uri, { selection: range, viewColumn: vscode.ViewColumn.One, preserveFocus: true });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Weft: cannot open ${uri.toString(true)}: ${String(err)}`);
+    }
+  }
+
   /** Shows the output channel, with the active file's status in words. */
   showStatus(uriArg?: unknown): void {
     const uri = typeof uriArg === 'string' ? vscode.Uri.parse(uriArg) : vscode.window.activeTextEditor?.document.uri;
@@ -172,6 +212,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     w,
     vscode.commands.registerCommand('weft.showStatus', (uri?: unknown) => w.showStatus(uri)),
     vscode.commands.registerCommand('weft.restartServer', () => w.start()),
+    vscode.commands.registerCommand('weft.showTrace', () => w.showTrace()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('weft.serverPath')) {
         void w.start();
