@@ -11,7 +11,7 @@
 // It prints the figures (time from opening the file to the diagnostic in
 // the Problems panel, the extension's activation and server start times
 // from its "Weft" output channel, the .vsix size) and saves a screenshot
-// of each stage in vscode-extension/test-output/.
+// of each stage in vscode-extension/test-output/e2e/.
 //
 // Usage: node scripts/e2e.mjs (npm run test:e2e). Installs what it needs
 // (apt-get: chromium chromium-driver ripgrep libkrb5-dev; code-server into
@@ -32,13 +32,13 @@ import { chromium } from 'playwright-core';
 import { Procs } from './e2e/procs.mjs';
 import { cacheDir, CODE_SERVER_VERSION, ensureCodeServer, ensureSystemPackages } from './e2e/setup.mjs';
 import {
-  callStackText, codeLenses, debugButton, openFile, problems, runCommand, statusBarTexts, until,
+  callStackText, codeLenses, debugButton, notifications, openFile, problems, runCommand, statusBarTexts, until,
   waitForWorkbench, webviewContentFrames,
 } from './e2e/workbench.mjs';
 
 const ext = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = join(ext, '..');
-const outDir = join(ext, 'test-output');
+const outDir = join(ext, 'test-output', 'e2e'); // other scripts write beside it
 
 // The model and what the test expects of it (see the file's header).
 const MODEL = 'lost_update.weft';
@@ -119,6 +119,7 @@ async function fail(message) {
   if (failing) return; // the first failure (or the timeout) is the one to report
   failing = true;
   console.error(`\ne2e: FAILED at "${stageName}": ${message}\n`);
+  for (const x of failures) console.error(`e2e: (also failed earlier, at "${x.stage}": ${x.message.split('\n')[0]})`);
   try {
     await screenshot('failure');
   } catch {
@@ -355,80 +356,132 @@ async function main() {
   log(`lenses: ${lenses.map((l) => `"${l.text}"`).join(', ')}; clicking "${lens.text}"`);
   await screenshot('code-lenses');
 
-  stage('replay: the debug session stops at step 1');
-  await lens.el.click();
-  await debugButton(page, 'Step Over').waitFor({ state: 'visible', timeout: 30_000 })
-    .catch(async () => { throw new CheckFailed(`no debug session (no debug toolbar with Step Over) after clicking the lens; Weft output:\n${weftOutput()}`); });
-  const stepOf = async () => {
-    const text = await callStackText(page);
-    const m = /\bstep (\d+)\b/i.exec(text);
-    return m ? Number(m[1]) : undefined;
-  };
-  const waitStep = async (n, what) => {
-    await until(async () => (await stepOf()) === n, {
-      timeoutMs: 20_000,
-      msg: async () => `the replay to stand at step ${n} ${what} (the Call Stack shows: "${await callStackText(page)}")`,
-    });
-    // The editor marks the statement of the current step.
-    await page.locator('.monaco-editor .debug-top-stack-frame-line').first().waitFor({ state: 'visible', timeout: 10_000 })
-      .catch(() => { throw new CheckFailed(`at step ${n} the editor shows no current-statement decoration`); });
-  };
-  await waitStep(1, 'when the session starts');
-  await screenshot('debug-step-1');
+  // From here the groups are independent: a failure is recorded and the
+  // next group still runs, so one broken feature does not hide the others.
+  let replaying = false;
+  await group('replay in the debugger', async () => {
+    stage('replay: the debug session stops at step 1');
+    await lens.el.click();
+    await debugButton(page, 'Step Over').waitFor({ state: 'visible', timeout: 30_000 })
+      .catch(async () => { throw new CheckFailed(`no debug session (no debug toolbar with Step Over) within 30 s of clicking "${lens.text}"; notifications: ${JSON.stringify(await notifications(page))}; Weft output:\n${weftOutput()}`); });
+    replaying = true;
+    const stepOf = async () => {
+      const text = await callStackText(page);
+      const m = /\bstep (\d+)\b/i.exec(text);
+      return m ? Number(m[1]) : undefined;
+    };
+    const waitStep = async (n, what) => {
+      await until(async () => (await stepOf()) === n, {
+        timeoutMs: 20_000,
+        msg: async () => `the replay to stand at step ${n} ${what} (the Call Stack shows: "${await callStackText(page)}")`,
+      });
+      // The editor marks the statement of the current step.
+      await page.locator('.monaco-editor .debug-top-stack-frame-line').first().waitFor({ state: 'visible', timeout: 10_000 })
+        .catch(() => { throw new CheckFailed(`at step ${n} the editor shows no current-statement decoration`); });
+    };
+    await waitStep(1, 'when the session starts');
+    await screenshot('debug-step-1');
 
-  stage('Step Over goes to step 2');
-  await debugButton(page, 'Step Over').click();
-  await waitStep(2, 'after Step Over');
-  await screenshot('debug-step-2');
+    stage('Step Over goes to step 2');
+    await debugButton(page, 'Step Over').click();
+    await waitStep(2, 'after Step Over');
+    await screenshot('debug-step-2');
 
-  stage('Step Back returns to step 1');
-  const back = debugButton(page, 'Step Back');
-  check(await back.count() > 0, 'the debug toolbar has no Step Back button (supportsStepBack)');
-  await back.click();
-  await waitStep(1, 'after Step Back');
-  await screenshot('debug-step-back');
+    stage('Step Back returns to step 1');
+    const back = debugButton(page, 'Step Back');
+    check(await back.count() > 0, 'the debug toolbar has no Step Back button (supportsStepBack)');
+    await back.click();
+    await waitStep(1, 'after Step Back');
+    await screenshot('debug-step-back');
+  });
 
-  stage('the trace view shows one column per thread');
-  await runCommand(page, 'Weft: Show trace');
-  const frame = await until(async () => {
-    for (const f of webviewContentFrames(page)) {
-      const n = await f.locator('body *').count().catch(() => 0);
-      if (n > 0) return f;
+  await group('trace view', async () => {
+    stage('the trace view shows one column per thread');
+    await runCommand(page, 'Weft: Show trace');
+    if (!replaying) {
+      // Without a replay the command shows the bug under the cursor, or asks which.
+      const pick = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: EXPECT_MESSAGE }).first();
+      await pick.waitFor({ state: 'visible', timeout: 10_000 })
+        .catch(() => { throw new CheckFailed(`Weft: Show trace (no replay running) offered no bug "${EXPECT_MESSAGE}" to pick`); });
+      await pick.click();
     }
-    return undefined;
-  }, { timeoutMs: 20_000, msg: () => `the trace view's webview (frames: ${page.frames().map((f) => f.url()).join(', ')})` });
-  const headers = await until(async () => {
-    const hs = (await frame.locator('[data-thread], .thread-header, th').allInnerTexts()).map((s) => s.trim()).filter(Boolean);
-    return hs.length ? hs : undefined;
-  }, { timeoutMs: 10_000, msg: async () => `thread columns in the trace view (its body: ${(await frame.locator('body').innerText()).slice(0, 500)})` });
-  check(JSON.stringify(headers) === JSON.stringify(EXPECT_THREADS),
-    `the trace view's columns are ${JSON.stringify(headers)}, not one per thread ${JSON.stringify(EXPECT_THREADS)}`);
-  await screenshot('trace-view');
+    const frame = await until(async () => {
+      for (const f of webviewContentFrames(page)) {
+        if ((await f.locator('#columns').count().catch(() => 0)) > 0) return f;
+      }
+      return undefined;
+    }, { timeoutMs: 20_000, msg: () => `the trace view's webview (frames: ${page.frames().map((f) => f.url()).join(', ')})` });
+    const headers = await until(async () => {
+      // The column headers: one .thread per thread, in #columns.
+      const hs = (await frame.locator('#columns .thread').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+      return hs.length ? hs : undefined;
+    }, { timeoutMs: 10_000, msg: async () => `thread columns in the trace view (its text: ${(await frame.locator('body').innerText()).slice(0, 500)})` });
+    log(`trace view columns: ${JSON.stringify(headers)}`);
+    check(JSON.stringify(headers) === JSON.stringify(EXPECT_THREADS),
+      `the trace view's columns are ${JSON.stringify(headers)}, not one per thread ${JSON.stringify(EXPECT_THREADS)}`);
+    const title = (await frame.locator('#title').innerText()).trim();
+    log(`trace view title: "${title}"`);
+    check(title.includes(`${EXPECT_THREADS.length} threads`), `the trace view's title "${title}" does not say ${EXPECT_THREADS.length} threads`);
+    if (replaying) {
+      // It follows the debugger, which stands at step 1.
+      const cur = await until(async () => (await frame.locator('.row.current .num').allInnerTexts()).join(','), {
+        timeoutMs: 10_000, msg: 'the trace view to mark the debugger\'s step (.row.current)',
+      });
+      check(cur === '1', `the trace view marks step ${cur} as the debugger's, not 1`);
+    }
+    await screenshot('trace-view');
+  });
 
-  stage('activation time from the Weft output channel');
-  const output = weftOutput();
-  const act = /Weft: activated in (\d+) ms/.exec(output);
-  const started = /Weft: server started in (\d+) ms: (.*)/.exec(output);
-  check(act, `the Weft output channel has no "Weft: activated in N ms" line:\n${output}`);
-  check(started, `the Weft output channel has no "Weft: server started in N ms: PATH" line:\n${output}`);
-  figures.activationMs = Number(act[1]);
-  figures.serverStartMs = Number(started[1]);
-  check(started[2].trim() === serverBin, `the server started is ${started[2].trim()}, not the bundled ${serverBin}`);
+  await group('activation time', async () => {
+    stage('activation time from the Weft output channel');
+    const output = weftOutput();
+    const act = /Weft: activated in (\d+) ms/.exec(output);
+    const started = /Weft: server started in (\d+) ms: (.*)/.exec(output);
+    check(act, `the Weft output channel has no "Weft: activated in N ms" line:\n${output}`);
+    check(started, `the Weft output channel has no "Weft: server started in N ms: PATH" line:\n${output}`);
+    figures.activationMs = Number(act[1]);
+    figures.serverStartMs = Number(started[1]);
+    check(started[2].trim() === serverBin, `the server started is ${started[2].trim()}, not the bundled ${serverBin}`);
+  });
+}
+
+const failures = [];
+async function group(name, fn) {
+  try {
+    await fn();
+  } catch (err) {
+    const message = err instanceof CheckFailed ? err.message : (err?.stack ?? String(err));
+    failures.push({ stage: stageName, message });
+    console.error(`\ne2e: FAILED at "${stageName}": ${message}\n`);
+    await screenshot(`failure-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
+    await page?.keyboard.press('Escape').catch(() => undefined);
+  }
+}
+
+function printFigures() {
+  const f = (v, unit = 'ms') => (v === undefined ? 'not measured' : `${v} ${unit}`);
+  console.log(`  opening ${MODEL} → the diagnostic in the Problems panel: ${f(figures.openToProblemMs)}`);
+  console.log(`  extension activation (Weft output): ${f(figures.activationMs)}; server started in ${f(figures.serverStartMs)}`);
+  if (figures.vsixBytes) console.log(`  .vsix: ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB); installed bin/weft mode ${figures.installedServerMode}`);
+  console.log(`  workbench load: ${f(figures.workbenchMs)}; packaging: ${f(figures.packageSeconds?.toFixed(1), 's')}; code-server install: ${figures.codeServerInstallSeconds ? `${figures.codeServerInstallSeconds.toFixed(1)} s` : 'cached'} (${cacheDir()})`);
+  console.log(`  total: ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots in ${outDir}`);
 }
 
 try {
   await main();
-  copyLogs();
-  clearTimeout(globalTimer);
-  const total = (Date.now() - t0) / 1000;
-  console.log('\ne2e: PASSED');
-  console.log(`  opening ${MODEL} → the diagnostic in the Problems panel: ${figures.openToProblemMs} ms`);
-  console.log(`  extension activation (Weft output): ${figures.activationMs} ms; server started in ${figures.serverStartMs} ms`);
-  console.log(`  .vsix: ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB); installed bin/weft mode ${figures.installedServerMode}`);
-  console.log(`  workbench load: ${figures.workbenchMs} ms; packaging: ${figures.packageSeconds.toFixed(1)} s; code-server install: ${figures.codeServerInstallSeconds ? `${figures.codeServerInstallSeconds.toFixed(1)} s` : 'cached'} (${cacheDir()})`);
-  console.log(`  total: ${total.toFixed(1)} s; screenshots in ${outDir}`);
-  await cleanup();
-  process.exit(0);
 } catch (err) {
   await fail(err instanceof CheckFailed ? err.message : (err?.stack ?? String(err)));
 }
+copyLogs();
+clearTimeout(globalTimer);
+if (failures.length) {
+  console.error(`\ne2e: FAILED: ${failures.length} check${failures.length === 1 ? '' : 's'}:`);
+  for (const x of failures) console.error(`  - at "${x.stage}": ${x.message.split('\n')[0]}`);
+  printFigures();
+  await cleanup();
+  process.exit(1);
+}
+console.log('\ne2e: PASSED');
+printFigures();
+await cleanup();
+process.exit(0);

@@ -108,3 +108,8 @@ export function webviewContentFrames(page) {
   // content iframe (#active-frame, fake.html).
   return page.frames().filter((f) => /\/pre\/fake\.html/.test(f.url()));
 }
+
+/** The messages of the notification toasts on screen. */
+export async function notifications(page) {
+  return (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts()).map((t) => t.trim());
+}
