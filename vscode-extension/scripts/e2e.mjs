@@ -32,7 +32,7 @@ import { chromium } from 'playwright-core';
 import { Procs } from './e2e/procs.mjs';
 import { cacheDir, CODE_SERVER_VERSION, ensureCodeServer, ensureSystemPackages } from './e2e/setup.mjs';
 import {
-  callStackText, codeLenses, debugButton, notifications, openFile, problems, runCommand, statusBarTexts, until,
+  callStackText, codeLenses, debugButton, notifications, openFile, variablesText, problems, runCommand, statusBarTexts, until,
   waitForWorkbench, webviewContentFrames,
 } from './e2e/workbench.mjs';
 
@@ -65,7 +65,9 @@ function stage(name) {
   log(`— ${name}`);
 }
 
-class CheckFailed extends Error {}
+class CheckFailed extends Error {
+  name = 'CheckFailed';
+}
 
 function check(cond, msg) {
   if (!cond) throw new CheckFailed(msg);
@@ -365,10 +367,13 @@ async function main() {
     await debugButton(page, 'Step Over').waitFor({ state: 'visible', timeout: 30_000 })
       .catch(async () => { throw new CheckFailed(`no debug session (no debug toolbar with Step Over) within 30 s of clicking "${lens.text}"; notifications: ${JSON.stringify(await notifications(page))}; Weft output:\n${weftOutput()}`); });
     replaying = true;
+    // The stopped thread says where the replay stands: "Paused on step 1 of 8".
     const stepOf = async () => {
       const text = await callStackText(page);
-      const m = /\bstep (\d+)\b/i.exec(text);
-      return m ? Number(m[1]) : undefined;
+      const m = /\bstep (\d+) of (\d+)\b/i.exec(text);
+      if (!m) return undefined;
+      check(Number(m[2]) === lensSteps, `the Call Stack says "${m[0]}", but the lens promised ${lensSteps} steps`);
+      return Number(m[1]);
     };
     const waitStep = async (n, what) => {
       await until(async () => (await stepOf()) === n, {
@@ -380,6 +385,11 @@ async function main() {
         .catch(() => { throw new CheckFailed(`at step ${n} the editor shows no current-statement decoration`); });
     };
     await waitStep(1, 'when the session starts');
+    // The state after step 1 (incr[0] read c → 0) is in the Variables view.
+    await until(async () => {
+      const vars = await variablesText(page);
+      return vars.includes('Shared') && vars.includes('c = 0');
+    }, { timeoutMs: 10_000, msg: async () => `the Variables view to show the scope Shared with c = 0 (it shows: "${await variablesText(page)}")` });
     await screenshot('debug-step-1');
 
     stage('Step Over goes to step 2');
@@ -419,6 +429,9 @@ async function main() {
     log(`trace view columns: ${JSON.stringify(headers)}`);
     check(JSON.stringify(headers) === JSON.stringify(EXPECT_THREADS),
       `the trace view's columns are ${JSON.stringify(headers)}, not one per thread ${JSON.stringify(EXPECT_THREADS)}`);
+    // The bundled server and the view must speak the same trace document.
+    const notes = (await frame.locator('#notes').innerText().catch(() => '')).trim();
+    check(!/older than this view/.test(notes), `the trace view says: "${notes}"`);
     const title = (await frame.locator('#title').innerText()).trim();
     log(`trace view title: "${title}"`);
     check(title.includes(`${EXPECT_THREADS.length} threads`), `the trace view's title "${title}" does not say ${EXPECT_THREADS.length} threads`);
@@ -445,12 +458,18 @@ async function main() {
   });
 }
 
+// A failed check or a timeout is told by its message; a bug of this script by its stack.
+function describe(err) {
+  if (err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError) return err.stack;
+  return err?.message ?? String(err);
+}
+
 const failures = [];
 async function group(name, fn) {
   try {
     await fn();
   } catch (err) {
-    const message = err instanceof CheckFailed ? err.message : (err?.stack ?? String(err));
+    const message = describe(err);
     failures.push({ stage: stageName, message });
     console.error(`\ne2e: FAILED at "${stageName}": ${message}\n`);
     await screenshot(`failure-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
@@ -470,7 +489,7 @@ function printFigures() {
 try {
   await main();
 } catch (err) {
-  await fail(err instanceof CheckFailed ? err.message : (err?.stack ?? String(err)));
+  await fail(describe(err));
 }
 copyLogs();
 clearTimeout(globalTimer);

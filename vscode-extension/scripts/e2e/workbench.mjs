@@ -3,7 +3,10 @@
 // toolbar, webviews. Selectors are the workbench's own classes and aria
 // labels, which are stable across VS Code releases.
 
-/** Waits until fn() returns a truthy value (polling), or throws msg() on timeout. */
+/**
+ * Waits until fn() returns a truthy value (polling), or throws msg() on
+ * timeout. An error from fn() counts as "not yet", except a CheckFailed.
+ */
 export async function until(fn, { timeoutMs = 30_000, intervalMs = 50, msg = () => 'condition' } = {}) {
   const deadline = Date.now() + timeoutMs;
   let last;
@@ -12,6 +15,7 @@ export async function until(fn, { timeoutMs = 30_000, intervalMs = 50, msg = () 
       last = await fn();
       if (last) return last;
     } catch (err) {
+      if (err?.name === 'CheckFailed') throw err; // a failed check, not "not yet"
       last = err;
     }
     if (Date.now() > deadline) {
@@ -112,4 +116,10 @@ export function webviewContentFrames(page) {
 /** The messages of the notification toasts on screen. */
 export async function notifications(page) {
   return (await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts()).map((t) => t.trim());
+}
+
+/** The text of the Variables view, flattened. */
+export async function variablesText(page) {
+  const t = await page.locator('.debug-variables .monaco-list-row').allInnerTexts();
+  return t.map((s) => s.replace(/\s+/g, ' ').trim()).join(' | ');
 }
