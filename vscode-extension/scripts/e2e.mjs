@@ -443,6 +443,10 @@ async function main() {
       check(cur === '1', `the trace view marks step ${cur} as the debugger's, not 1`);
     }
     await screenshot('trace-view');
+    await page.locator('iframe.webview').last().screenshot({ path: join(outDir, `${String(shots).padStart(2, '0')}-trace-view-panel.png`) })
+      .catch((err) => log(`no screenshot of the trace view panel: ${err.message}`));
+    const scroll = await frame.locator('#scroller').evaluate((e) => `scrollLeft ${e.scrollLeft} of ${e.scrollWidth - e.clientWidth}, ${e.clientWidth}px wide`).catch(() => '?');
+    log(`trace view scroller: ${scroll}`);
   });
 
   await group('activation time', async () => {
