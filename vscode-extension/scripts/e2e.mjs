@@ -55,6 +55,7 @@ let page;
 let context;
 let tmp;
 let shots = 0;
+let tOpen = 0; // when the file was opened (Enter in quick open)
 
 function log(msg) {
   console.log(`e2e [${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
@@ -308,7 +309,7 @@ async function main() {
   await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 15_000 });
 
   stage(`open ${MODEL}`);
-  let tOpen = 0;
+  tOpen = 0;
   await openFile(page, MODEL, { onEnter: () => { tOpen = Date.now(); } });
   log(`${MODEL} is open`);
 
@@ -458,6 +459,12 @@ async function main() {
     check(started, `the Weft output channel has no "Weft: server started in N ms: PATH" line:\n${output}`);
     figures.activationMs = Number(act[1]);
     figures.serverStartMs = Number(started[1]);
+    // When the extension host activated the extension, from its log.
+    const hostLog = findFiles(join(dirs.user, 'logs'), /^(remote)?exthost\.log$/).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const activated = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \[info\] ExtensionService#_doActivateExtension weft\.weft\b.*activationEvent: '([^']*)'/m.exec(hostLog);
+    check(activated, `the extension host's log does not say it activated weft.weft`);
+    check(activated[3] === 'onLanguage:weft', `weft.weft was activated by ${activated[3]}, not by opening a .weft file (onLanguage:weft)`);
+    figures.openToActivationMs = new Date(`${activated[1]}T${activated[2]}`).getTime() - tOpen;
     check(started[2].trim() === serverBin, `the server started is ${started[2].trim()}, not the bundled ${serverBin}`);
   });
 }
@@ -484,7 +491,7 @@ async function group(name, fn) {
 function printFigures() {
   const f = (v, unit = 'ms') => (v === undefined ? 'not measured' : `${v} ${unit}`);
   console.log(`  opening ${MODEL} → the diagnostic in the Problems panel: ${f(figures.openToProblemMs)}`);
-  console.log(`  extension activation (Weft output): ${f(figures.activationMs)}; server started in ${f(figures.serverStartMs)}`);
+  console.log(`  extension activation (Weft output): ${f(figures.activationMs)}; server started in ${f(figures.serverStartMs)}; the host activated it ${f(figures.openToActivationMs)} after the file was opened (its log)`);
   if (figures.vsixBytes) console.log(`  .vsix: ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB); installed bin/weft mode ${figures.installedServerMode}`);
   console.log(`  workbench load: ${f(figures.workbenchMs)}; packaging: ${f(figures.packageSeconds?.toFixed(1), 's')}; code-server install: ${figures.codeServerInstallSeconds ? `${figures.codeServerInstallSeconds.toFixed(1)} s` : 'cached'} (${cacheDir()})`);
   console.log(`  total: ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots in ${outDir}`);
