@@ -12,7 +12,7 @@
 //	{"uri": "file:///…/lost_update.weft", "version": 3, "bugId": "bug-7",
 //	 "file": "/…/lost_update.weft",
 //	 "kind": "assertion", "message": "an increment was lost",
-//	 "range": {"start": {"line": 18, "character": 4}, "end": {…}},
+//	 "range": {"start": {"line": 18, "character": 4}, "end": {…}}, "thread": "main",
 //	 "threads": ["incr[0]", "incr[1]", "main"],
 //	 "steps": [{"step": 1, "thread": "incr[0]", "op": "read c → 0", "range": {…},
 //	            "event": {"kind": "read", "object": "c"},
@@ -24,23 +24,24 @@
 //
 // uri, version and bugId identify where the document comes from (the
 // language server fills them in for an open document; LoadReport for a
-// report); file is the model's path on disk when known. threads lists
-// every thread of the execution in creation order. Each step is 1-based;
-// its event says what kind of step it was ("read", "write", "lock",
-// "unlock", "spawn", "join", "atomic", "stop") and on what: a location's
-// name, the thread spawned or joined, the one location of an atomic block
-// that touches only one; omitted otherwise. "ends": true marks the step
-// with which its thread finished. shared, locks and threadStates are the
-// state right after the step: every shared variable that is not a mutex
-// and every mutex (holder "" when free) in declaration order, and every
-// thread that exists then (status "ready", "blocked", "failing",
-// "finished"; range is the statement it runs next, absent once finished;
-// locals are the named locals in scope there). Arrays longer than
-// Options.ArrayLimit are elided. A trace longer than Options.MaxStateSteps
-// comes without the states: "stateOmitted": true, and each step has only
-// step, thread, op, range, event and ends. For a data race, raceSteps
-// holds the steps of the two unordered accesses (earlier first), when
-// they are found in the trace.
+// report); file is the model's path on disk when known. thread is the
+// thread at fault (for a data race, the one of the later access); threads
+// lists every thread of the execution in creation order. Each step is
+// 1-based; its event says what kind of step it was ("read", "write",
+// "lock", "unlock", "spawn", "join", "atomic", "stop") and on what: a
+// location's name, the thread spawned or joined, the one location of an
+// atomic block that touches only one; omitted otherwise. "ends": true
+// marks the step with which its thread finished. shared, locks and
+// threadStates are the state right after the step: every shared variable
+// that is not a mutex and every mutex (holder "" when free) in declaration
+// order, and every thread that exists then (status "ready", "blocked",
+// "failing", "finished"; range is the statement it runs next, absent once
+// finished; locals are the named locals in scope there). Arrays longer
+// than Options.ArrayLimit are elided. A trace longer than
+// Options.MaxStateSteps comes without the states: "stateOmitted": true,
+// and each step has only step, thread, op, range, event and ends. For a
+// data race, raceSteps holds the steps of the two unordered accesses
+// (earlier first), when they are found in the trace.
 //
 // Building a document replays the bug's schedule from the initial state
 // (engine.StepStates); it never trusts a trace written elsewhere, so a

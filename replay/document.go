@@ -75,7 +75,8 @@ type Document struct {
 	Kind         string   `json:"kind"`
 	Message      string   `json:"message"`
 	Range        Range    `json:"range"`
-	Threads      []string `json:"threads"` // every thread of the execution, in creation order
+	Thread       string   `json:"thread,omitempty"` // the thread at fault
+	Threads      []string `json:"threads"`          // every thread of the execution, in creation order
 	Steps        []Step   `json:"steps"`
 	RaceSteps    []int    `json:"raceSteps,omitempty"`    // a data race's two accesses (1-based steps)
 	StateOmitted bool     `json:"stateOmitted,omitempty"` // the trace is too long for a state per step
@@ -121,7 +122,8 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 	if n := len(bug.Schedule); n > opts.MaxSteps {
 		return nil, fmt.Errorf("%w: %d steps (at most %d)", ErrTooLong, n, opts.MaxSteps)
 	}
-	doc := &Document{Kind: string(bug.Kind), Message: bug.Message, Range: RangeOf(bug.Range), Threads: []string{}, Steps: []Step{}}
+	doc := &Document{Kind: string(bug.Kind), Message: bug.Message, Range: RangeOf(bug.Range), Thread: bug.Thread,
+		Threads: []string{}, Steps: []Step{}}
 	states, err := engine.StepStates(ctx, prog, bug.Schedule, bug.LocalBudget, opts.ArrayLimit, opts.MaxStateSteps)
 	switch {
 	case errors.Is(err, engine.ErrTraceTooLong):
