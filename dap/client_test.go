@@ -46,12 +46,17 @@ const timeout = 20 * time.Second
 // startInProcess runs Serve on pipes.
 func startInProcess(t *testing.T) *client {
 	t.Helper()
+	return startWith(t, Options{Log: testLog{t}})
+}
+
+func startWith(t *testing.T, opts Options) *client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := newClient(t, inW, outR)
 	go func() {
-		err := Serve(ctx, inR, outW, Options{Log: testLog{t}})
+		err := Serve(ctx, inR, outW, opts)
 		outW.Close()
 		c.done <- err
 	}()

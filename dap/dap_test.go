@@ -249,8 +249,10 @@ func TestReplay(t *testing.T) {
 	}
 	c := startInProcess(t)
 	joinLine := lineOf(t, ex.path, "join incr[1]")
-	bps := c.launch(map[string]any{"trace": ex.doc, "program": ex.path}, joinLine, 1)
-	if len(bps) != 2 || !bps[0].Verified || bps[0].Line != joinLine || bps[1].Verified || bps[1].Message != "no step of this counterexample runs line 1" {
+	mainLine := lineOf(t, ex.path, "thread main {") // the line before a step's
+	bps := c.launch(map[string]any{"trace": ex.doc, "program": ex.path}, joinLine, mainLine)
+	if len(bps) != 2 || !bps[0].Verified || bps[0].Line != joinLine || bps[1].Verified ||
+		bps[1].Message != fmt.Sprintf("no step of this counterexample runs line %d", mainLine) {
 		t.Errorf("breakpoints %+v", bps)
 	}
 	c.stopped(ex, 1, "entry")
@@ -286,12 +288,7 @@ func TestReplay(t *testing.T) {
 
 	// continue stops at the breakpoint, then at the end;
 	// reverseContinue goes back to it, then to the start.
-	bpStep := 0
-	for _, st := range ex.doc.Steps {
-		if st.Range.Start.Line+1 == joinLine && bpStep == 0 {
-			bpStep = st.Step
-		}
-	}
+	bpStep := firstStepOn(ex, joinLine)
 	var cont godap.ContinueResponseBody
 	c.do("continue", map[string]any{"threadId": 1}, &cont)
 	if !cont.AllThreadsContinued {
@@ -307,6 +304,10 @@ func TestReplay(t *testing.T) {
 	c.stopped(ex, bpStep, "breakpoint")
 	c.do("reverseContinue", map[string]any{"threadId": 1}, nil)
 	c.stopped(ex, 1, "entry")
+	c.do(requestGoto, map[string]any{"step": bpStep + 1}, nil)
+	c.stopped(ex, bpStep+1, "goto")
+	c.do("reverseContinue", map[string]any{"threadId": 1}, nil)
+	c.stopped(ex, bpStep, "breakpoint")
 
 	// Without breakpoints continue runs to the end.
 	c.do("setBreakpoints", godap.SetBreakpointsArguments{Source: godap.Source{Path: ex.path}}, nil)
@@ -379,9 +380,20 @@ func TestLocksAndZeroBased(t *testing.T) {
 	d.launch(map[string]any{"trace": ex.doc})
 	d.stopped(ex, 1, "entry")
 	d.checkState(ex, 1)
-	d.do(requestGoto, map[string]any{"step": len(ex.doc.Steps) - 1}, nil)
-	d.stopped(ex, len(ex.doc.Steps)-1, "goto")
-	d.checkState(ex, len(ex.doc.Steps)-1)
+	free := false
+	for i := 2; i <= len(ex.doc.Steps); i++ {
+		d.do("next", nil, nil)
+		reason := "step"
+		if i == len(ex.doc.Steps) {
+			reason = "exception"
+		}
+		d.stopped(ex, i, reason)
+		d.checkState(ex, i)
+		free = free || ex.states[i-1].Locks[0].Holder == ""
+	}
+	if !free {
+		t.Error("the mutex is never free: the test does not see \"free\"")
+	}
 }
 
 // A trace too long for states still steps; its scopes say why there are
@@ -590,4 +602,79 @@ func TestProcessReplaysReport(t *testing.T) {
 		t.Errorf("error body %s (%v): want the message, shown to the user", m.Body, err)
 	}
 	d.do("disconnect", nil, nil)
+}
+
+// A deadlock's last step is some thread's; the exception stops on the
+// thread the bug blames.
+func TestDeadlock(t *testing.T) {
+	ex := loadExample(t, "philosophers_deadlock.weft", engine.BugDeadlock, replay.Options{})
+	n := len(ex.doc.Steps)
+	if ex.doc.Steps[n-1].Thread == ex.bug.Thread {
+		t.Fatalf("the last step is by %s, the thread blamed: the test shows nothing", ex.bug.Thread)
+	}
+	c := startInProcess(t)
+	c.launch(map[string]any{"trace": ex.doc})
+	c.stopped(ex, 1, "entry")
+	c.do("continue", nil, nil)
+	if st := c.stopped(ex, n, "exception"); st.Description != "deadlock" {
+		t.Errorf("stopped %+v", st)
+	}
+	c.checkState(ex, n)
+}
+
+// A panic in a handler is an error response; the session goes on.
+func TestPanicRecovered(t *testing.T) {
+	c := startWith(t, Options{Log: testLog{t}, panicOn: "threads"})
+	m := c.fail("threads", nil)
+	if !strings.Contains(m.Message, "internal error") {
+		t.Errorf("a panic answered %q", m.Message)
+	}
+	c.do("initialize", nil, nil)
+	c.event("initialized", nil)
+}
+
+// Breakpoints set before the launch (VS Code sends them once initialized,
+// maybe before its launch is handled) are verified once the trace is
+// loaded, through breakpoint events; configurationDone before the launch
+// makes the launch stop at the entry.
+func TestBreakpointsBeforeLaunch(t *testing.T) {
+	ex := loadExample(t, "lost_update.weft", engine.BugAssertion, replay.Options{})
+	c := startInProcess(t)
+	c.do("initialize", nil, nil)
+	c.event("initialized", nil)
+	line := lineOf(t, ex.path, "join incr[1]")
+	var bps godap.SetBreakpointsResponseBody
+	c.do("setBreakpoints", godap.SetBreakpointsArguments{Source: godap.Source{Path: ex.path}, Breakpoints: []godap.SourceBreakpoint{{Line: line}}}, &bps)
+	if len(bps.Breakpoints) != 1 || bps.Breakpoints[0].Verified {
+		t.Errorf("before the launch: %+v", bps.Breakpoints)
+	}
+	c.do("setBreakpoints", godap.SetBreakpointsArguments{Source: godap.Source{Path: "/elsewhere/other.weft"}, Breakpoints: []godap.SourceBreakpoint{{Line: line}}}, nil)
+	c.do("configurationDone", nil, nil)
+	c.do("launch", map[string]any{"trace": ex.doc}, nil)
+	c.event("output", nil)
+	got := map[bool]godap.Breakpoint{}
+	for range 2 {
+		var ev godap.BreakpointEventBody
+		c.event("breakpoint", &ev)
+		got[ev.Breakpoint.Verified] = ev.Breakpoint
+	}
+	if b := got[true]; b.Id != bps.Breakpoints[0].Id || b.Line != line {
+		t.Errorf("the model's breakpoint after the launch: %+v", got)
+	}
+	if b := got[false]; b.Message != "not the model being replayed" {
+		t.Errorf("another file's breakpoint after the launch: %+v", got)
+	}
+	c.stopped(ex, 1, "entry")
+	c.do("continue", nil, nil)
+	c.stopped(ex, firstStepOn(ex, line), "breakpoint")
+}
+
+// firstStepOn is the first step on a line (1-based).
+func firstStepOn(ex *example, line int) int {
+	for _, st := range ex.doc.Steps {
+		if st.Range.Start.Line+1 == line {
+			return st.Step
+		}
+	}
+	return 0
 }

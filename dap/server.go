@@ -23,6 +23,8 @@ const maxMessage = 256 << 20
 type Options struct {
 	Log    io.Writer      // the session's log (nil: none); weft dap uses stderr
 	Replay replay.Options // the bounds of a document built from a report
+
+	panicOn string // tests: the command whose handler panics
 }
 
 // Serve runs one debug session: it reads requests from in and writes
@@ -161,6 +163,9 @@ func (s *session) dispatchSafely(req *envelope) (body any, done bool, err error)
 			body, done, err = nil, false, userErrorf("internal error of weft dap in %s: %v (please report it)", req.Command, r)
 		}
 	}()
+	if s.panicOn != "" && req.Command == s.panicOn {
+		panic("a test asked for it")
+	}
 	return s.dispatch(req)
 }
 

@@ -55,6 +55,8 @@ type session struct {
 
 	breakpoints map[string][]breakpoint // by source path, as the client set them
 	nextBP      int
+
+	panicOn string // see Options
 }
 
 // breakpoint is a source breakpoint on a line (0-based).
@@ -65,7 +67,7 @@ type breakpoint struct {
 
 func newSession(ctx context.Context, out io.Writer, opts Options) *session {
 	return &session{ctx: ctx, out: out, log: opts.Log, opts: opts.Replay, linesAt1: true, columnsAt1: true,
-		breakpoints: map[string][]breakpoint{}}
+		breakpoints: map[string][]breakpoint{}, panicOn: opts.panicOn}
 }
 
 // dispatch runs one request. Events it causes are queued (emit) and sent
