@@ -36,9 +36,15 @@ func loadExample(t *testing.T, name string, kind engine.BugKind, opts replay.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
+	return loadSource(t, path, src, kind, opts)
+}
+
+// loadSource is loadExample for the model src at path.
+func loadSource(t *testing.T, path string, src []byte, kind engine.BugKind, opts replay.Options) *example {
+	t.Helper()
 	ld := lower.Load(path, src)
 	if ld.Exec == nil {
-		t.Fatalf("%s: %v", name, ld.Diagnostics)
+		t.Fatalf("%s: %v", path, ld.Diagnostics)
 	}
 	res, err := engine.Explore(context.Background(), ld.Exec, engine.Options{Algorithm: engine.DFS})
 	if err != nil {
@@ -59,7 +65,7 @@ func loadExample(t *testing.T, name string, kind engine.BugKind, opts replay.Opt
 		}
 		return &example{path: path, bug: b, doc: doc, states: states}
 	}
-	t.Fatalf("%s: no %s bug", name, kind)
+	t.Fatalf("%s: no %s bug", path, kind)
 	return nil
 }
 
@@ -425,6 +431,43 @@ func TestStateOmitted(t *testing.T) {
 	}
 	c.do("continue", nil, nil)
 	c.stopped(ex, len(ex.doc.Steps), "exception")
+
+	// Without states, a spawned thread exists from its spawn on.
+	pool, err := os.ReadFile(filepath.Join("..", "examples", "thread_pool.weft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := strings.Replace(string(pool), "assert total == N * (N + 1) / 2", "assert total == 0", 1)
+	path := filepath.Join(t.TempDir(), "pool.weft")
+	ex = loadSource(t, path, []byte(failing), engine.BugAssertion, replay.Options{MaxStateSteps: 2})
+	if !ex.doc.StateOmitted {
+		t.Fatal("the document has its states")
+	}
+	d := startInProcess(t)
+	d.launch(map[string]any{"trace": ex.doc})
+	d.stopped(ex, 1, "entry")
+	for i := 1; i <= len(ex.doc.Steps); i++ {
+		if i > 1 {
+			d.do("next", nil, nil)
+			reason := "step"
+			if i == len(ex.doc.Steps) {
+				reason = "exception"
+			}
+			d.stopped(ex, i, reason)
+		}
+		var threads godap.ThreadsResponseBody
+		d.do("threads", nil, &threads)
+		var got, want []string
+		for _, th := range threads.Threads {
+			got = append(got, th.Name)
+		}
+		for _, th := range ex.states[i-1].Threads {
+			want = append(want, th.Name)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("step %d: threads %v, want %v", i, got, want)
+		}
+	}
 }
 
 // What a client can get wrong is answered with an error response, and

@@ -52,6 +52,7 @@ type session struct {
 	pos     int            // the current step, 1-based (0 before launch)
 	tid     map[string]int // thread name → its id (1 + index in doc.Threads)
 	stepsOf [][]int        // by thread index: the steps it made, in order
+	spawned map[string]int // a thread spawned in the trace → the step that spawned it
 
 	breakpoints map[string][]breakpoint // by source path, as the client set them
 	nextBP      int
@@ -220,9 +221,13 @@ func (s *session) launch(req *envelope) error {
 	for i, t := range doc.Threads {
 		s.tid[t] = i + 1
 	}
+	s.spawned = map[string]int{}
 	for _, st := range doc.Steps {
 		i := s.tid[st.Thread] - 1
 		s.stepsOf[i] = append(s.stepsOf[i], st.Step)
+		if _, seen := s.spawned[st.Event.Object]; st.Event.Kind == "spawn" && !seen {
+			s.spawned[st.Event.Object] = st.Step
+		}
 	}
 	what := doc.Kind
 	if doc.Message != "" {
@@ -536,12 +541,8 @@ func (s *session) exists(t string, i int) bool {
 	if !s.doc.StateOmitted {
 		return s.state(t, i) != nil
 	}
-	for _, st := range s.doc.Steps {
-		if st.Event.Kind == "spawn" && st.Event.Object == t {
-			return st.Step <= i
-		}
-	}
-	return true
+	at, ok := s.spawned[t]
+	return !ok || at <= i
 }
 
 // state is thread t's state after step i (nil without one).
