@@ -3,6 +3,7 @@ module weft
 go 1.26
 
 require (
+	github.com/google/go-dap v0.12.0
 	go.lsp.dev/jsonrpc2 v1.0.1
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1

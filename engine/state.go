@@ -15,6 +15,9 @@ type StepState struct {
 	Thread  string
 	Op      string       // what the step did: "read c → 1", "lock m"
 	Range   source.Range // the statement of the step
+	Kind    EventKind    // the kind of the step
+	Object  string       // what it acted on (see TraceStep.Object)
+	Ends    bool         // the thread finished with this step
 	Shared  []NamedValue // every shared variable that is not a mutex, in declaration order
 	Locks   []LockState  // every mutex (each element of a mutex array), in declaration order
 	Threads []ThreadState
@@ -70,7 +73,8 @@ func StepStates(ctx context.Context, prog *Program, schedule []int32, localBudge
 
 func describeState(prog *Program, st ReplayStep, arrayLimit int) StepState {
 	m := st.M
-	s := StepState{Step: st.Index + 1, Thread: st.Trace.Thread, Op: st.Trace.Op, Range: st.Trace.Range}
+	s := StepState{Step: st.Index + 1, Thread: st.Trace.Thread, Op: st.Trace.Op, Range: st.Trace.Range,
+		Kind: st.Trace.Kind, Object: st.Trace.Object, Ends: st.Trace.Ends}
 	for _, sv := range prog.Vars {
 		if sv.Size > 0 && prog.Locations[sv.Offset].Mutex {
 			continue

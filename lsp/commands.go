@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"weft/engine"
-	"weft/source"
+	"weft/replay"
 )
 
 // maxStateSteps bounds the steps of a trace whose state weft.trace gives
@@ -71,39 +71,9 @@ func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
 }
 
-// traceJSON is what weft.trace answers: a bug and its counterexample, step
-// by step, with the state after each step. Lines and characters are
-// 0-based UTF-16, as everywhere in LSP.
-type traceJSON struct {
-	URI          uri.URI         `json:"uri"`
-	Version      int32           `json:"version"`
-	BugID        string          `json:"bugId"`
-	Kind         string          `json:"kind"`
-	Message      string          `json:"message"`
-	Range        protocol.Range  `json:"range"`
-	Threads      []string        `json:"threads"` // every thread of the execution, in creation order
-	Steps        []traceStepJSON `json:"steps"`
-	StateOmitted bool            `json:"stateOmitted,omitempty"` // the trace is too long for a state per step
-}
-
-type traceStepJSON struct {
-	Step    int                 `json:"step"` // 1-based
-	Thread  string              `json:"thread"`
-	Op      string              `json:"op"`
-	Range   protocol.Range      `json:"range"`
-	Shared  []engine.NamedValue `json:"shared,omitempty"`
-	Locks   []engine.LockState  `json:"locks,omitempty"`
-	Threads []threadJSON        `json:"threadStates,omitempty"`
-}
-
-type threadJSON struct {
-	Name   string              `json:"name"`
-	Status string              `json:"status"`
-	Range  *protocol.Range     `json:"range,omitempty"` // the statement it runs next
-	Locals []engine.NamedValue `json:"locals,omitempty"`
-}
-
-func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*traceJSON, error) {
+// trace is what weft.trace answers: the counterexample document of
+// package replay for bug id of the document at u.
+func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Document, error) {
 	d := s.doc(u)
 	if d == nil {
 		return nil, errNoDocument(u)
@@ -119,49 +89,18 @@ func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*traceJSON, e
 	if b == nil {
 		return nil, invalidParams("no bug %q in %s (the file changed since, or the id is wrong)", id, u)
 	}
-	out := &traceJSON{URI: u, Version: b.snap.version, BugID: b.id, Kind: string(b.kind), Message: b.message, Range: toRange(b.rng), Steps: []traceStepJSON{}}
-	states, err := engine.StepStates(ctx, b.snap.loaded.Exec, b.schedule, b.localBudget, traceArrayLimit, maxStateSteps)
+	bug := &engine.Bug{Kind: b.kind, Message: b.message, Thread: b.thread, Range: b.rng, Other: b.other,
+		Schedule: b.schedule, LocalBudget: b.localBudget}
+	out, err := replay.Build(ctx, b.snap.loaded.Exec, bug, replay.Options{ArrayLimit: traceArrayLimit, MaxStateSteps: maxStateSteps})
 	switch {
-	case err == engine.ErrTraceTooLong:
-		out.StateOmitted = true
-		for i, st := range b.trace {
-			out.Steps = append(out.Steps, traceStepJSON{Step: i + 1, Thread: st.Thread, Op: st.Op, Range: toRange(st.Range)})
-		}
-		out.Threads = threadNames(b.trace)
-		return out, nil
 	case err != nil && ctx.Err() != nil:
 		return nil, protocol.ErrRequestCancelled
 	case err != nil:
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "the counterexample does not replay: "+err.Error())
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
-	for _, st := range states {
-		step := traceStepJSON{Step: st.Step, Thread: st.Thread, Op: st.Op, Range: toRange(st.Range), Shared: st.Shared, Locks: st.Locks}
-		for _, th := range st.Threads {
-			tj := threadJSON{Name: th.Name, Status: th.Status, Locals: th.Locals}
-			if th.At != (source.Range{}) {
-				r := toRange(th.At)
-				tj.Range = &r
-			}
-			step.Threads = append(step.Threads, tj)
-		}
-		out.Steps = append(out.Steps, step)
-	}
-	if n := len(states); n > 0 {
-		for _, th := range states[n-1].Threads {
-			out.Threads = append(out.Threads, th.Name)
-		}
+	out.URI, out.Version, out.BugID = string(u), b.snap.version, b.id
+	if u.Scheme() == "file" {
+		out.File = u.FsPath()
 	}
 	return out, nil
-}
-
-func threadNames(steps []engine.TraceStep) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, st := range steps {
-		if !seen[st.Thread] {
-			seen[st.Thread] = true
-			out = append(out, st.Thread)
-		}
-	}
-	return out
 }

@@ -42,13 +42,15 @@
 // same words in a code lens at the top of the file; "verified" only for a
 // complete exploration that checked something. Code lenses "Replay
 // counterexample (N steps)" (command weft.replay), "Run optimal now",
-// "Stop". Commands weft.trace / weft.replay (the trace with the state
-// after each step), weft.runOptimal, weft.stop, weft.showStatus. Work-done
-// progress for the escalated checks, cancellable.
+// "Stop". Commands weft.trace / weft.replay (package replay's
+// counterexample document: each step, its event, the state after it),
+// weft.runOptimal, weft.stop, weft.showStatus. Work-done progress for
+// the escalated checks, cancellable.
 //
 // # Robustness
 //
-// The framing skips malformed frames instead of ending the session; a
-// panic in a handler is recovered, logged (stderr and window/logMessage)
-// and answered with an error; a cancelled request is answered -32800.
+// The framing (package internal/framing) skips malformed frames instead
+// of ending the session; a panic in a handler is recovered, logged
+// (stderr and window/logMessage) and answered with an error; a cancelled
+// request is answered -32800.
 package lsp

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"weft/internal/framing"
 )
 
 // FuzzMessages drives an in-process server with two inputs: ops, read as a
@@ -101,7 +103,7 @@ func maxLengthClaim(b []byte) int {
 	best := 0
 	for _, line := range strings.Split(string(b), "\n") {
 		for {
-			i := lengthHeaderAt(line)
+			i := framing.LengthHeaderAt(line)
 			if i < 0 {
 				break
 			}

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"weft/replay"
 )
 
 // nvimReport is what testdata/nvim/lost_update.lua writes: what Neovim's
@@ -213,7 +215,7 @@ func TestNeovim(t *testing.T) {
 	if e := decodeErr(r.Command.Err); e != nil {
 		t.Fatalf("%s: error %d %q", cmdReplay, e.Code, e.Message)
 	}
-	var tr traceJSON
+	var tr replay.Document
 	if err := json.Unmarshal(r.Command.Result, &tr); err != nil {
 		t.Fatalf("%s answered %s: %v", cmdReplay, r.Command.Result, err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"weft/replay"
 )
 
 const lostUpdateFixed = `var c int
@@ -150,13 +152,13 @@ func TestBugThenFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var replay *protocol.CodeLens
+	var replayLens *protocol.CodeLens
 	for i, l := range lenses {
 		if strings.HasPrefix(l.Command.Title, "Replay counterexample (") && l.Range.Start.Line == 18 {
-			replay = &lenses[i]
+			replayLens = &lenses[i]
 		}
 	}
-	if replay == nil || len(lenses) < 2 || lenses[0].Range.Start.Line != 0 {
+	if replayLens == nil || len(lenses) < 2 || lenses[0].Range.Start.Line != 0 {
 		t.Fatalf("lenses %+v: want the status at the top and a replay at line 18", lenses)
 	}
 	// The trace, step by step, with the state after each step.
@@ -164,7 +166,7 @@ func TestBugThenFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr traceJSON
+	var tr replay.Document
 	if err := json.Unmarshal(res, &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -368,4 +370,93 @@ func TestHover(t *testing.T) {
 		}
 	}
 	t.Logf("statement:\n%s\nvariable:\n%s", stmt, v)
+}
+
+// weft.trace says what kind of step each step is and on what, marks the
+// step with which each thread ends, and, for a data race, which two
+// steps race.
+func TestTraceEvents(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0})
+	locks := c.open("runtime_error.weft", readExample(t, "runtime_error.weft"))
+	race := c.open("lost_update.weft", readExample(t, "lost_update.weft"))
+	traceOf := func(u uri.URI, code string) *replay.Document {
+		t.Helper()
+		var id string
+		c.waitFor(code, 10*time.Second, func() bool {
+			p, ok := c.latestDiags(u)
+			for _, d := range p.diags {
+				var data bugData
+				if ok && codeOf(d) == code && json.Unmarshal(d.Data, &data) == nil {
+					id = data.BugID
+				}
+			}
+			return id != ""
+		})
+		res, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdTrace, Arguments: []protocol.LSPAny{rawJSON(string(u)), rawJSON(id)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc replay.Document
+		if err := json.Unmarshal(res, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := doc.Validate(); err != nil || len(doc.Steps) == 0 {
+			t.Fatalf("%s: invalid trace (%v): %s", code, err, res)
+		}
+		if doc.File != "/test/"+strings.TrimPrefix(string(u), "file:///test/") {
+			t.Errorf("file %q for %s", doc.File, u)
+		}
+		return &doc
+	}
+
+	// Locks: every lock and unlock is of m; each leaver ends with its
+	// unlock; the planner's failure is a stop step, on nothing.
+	doc := traceOf(locks, "runtime-error")
+	ends := map[string]int{}
+	for _, st := range doc.Steps {
+		kind, _, _ := strings.Cut(st.Op, " ")
+		switch st.Event.Kind {
+		case "lock", "unlock", "read", "write":
+			if kind != st.Event.Kind {
+				t.Errorf("step %d %q: event %+v", st.Step, st.Op, st.Event)
+			}
+		}
+		if (st.Event.Kind == "lock" || st.Event.Kind == "unlock") && st.Event.Object != "m" {
+			t.Errorf("step %d %q: object %q, want m", st.Step, st.Op, st.Event.Object)
+		}
+		if st.Event.Kind == "read" || st.Event.Kind == "write" {
+			if st.Event.Object != "workers" && st.Event.Object != "share" {
+				t.Errorf("step %d %q: object %q", st.Step, st.Op, st.Event.Object)
+			}
+		}
+		if st.Ends {
+			ends[st.Thread]++
+			if st.Event.Kind != "unlock" || !strings.HasPrefix(st.Thread, "leaver[") {
+				t.Errorf("step %d %s %q ends its thread", st.Step, st.Thread, st.Op)
+			}
+		}
+	}
+	if ends["leaver[0]"] != 1 || ends["leaver[1]"] != 1 || len(ends) != 2 {
+		t.Errorf("ends %v: want each leaver once", ends)
+	}
+	if last := doc.Steps[len(doc.Steps)-1]; last.Event != (replay.Event{Kind: "stop"}) || last.Thread != "planner" {
+		t.Errorf("last step %+v: want the planner's stop", last)
+	}
+	if doc.RaceSteps != nil {
+		t.Errorf("raceSteps %v in a runtime error", doc.RaceSteps)
+	}
+
+	// A data race: the two unordered accesses of c, the last step one
+	// of them, one a write.
+	doc = traceOf(race, "data-race")
+	if len(doc.RaceSteps) != 2 {
+		t.Fatalf("raceSteps %v, want two steps", doc.RaceSteps)
+	}
+	i, j := doc.Steps[doc.RaceSteps[0]-1], doc.Steps[doc.RaceSteps[1]-1]
+	if doc.RaceSteps[1] != len(doc.Steps) || doc.RaceSteps[0] >= doc.RaceSteps[1] {
+		t.Errorf("raceSteps %v of %d steps", doc.RaceSteps, len(doc.Steps))
+	}
+	if i.Thread == j.Thread || i.Event.Object != "c" || j.Event.Object != "c" || (i.Event.Kind != "write" && j.Event.Kind != "write") {
+		t.Errorf("racing steps %+v and %+v", i, j)
+	}
 }

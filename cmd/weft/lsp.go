@@ -34,8 +34,9 @@ func cmdLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return exitOK
 }
 
-// isLSP says whether the command line runs the language server, which is
-// not supervised: it recovers its own panics, and its client restarts it.
-func isLSP(args []string) bool {
-	return len(args) > 0 && args[0] == "lsp"
+// isServer says whether the command line runs the language server or
+// the debug adapter, which are not supervised: they recover their own
+// panics, and their client restarts them.
+func isServer(args []string) bool {
+	return len(args) > 0 && (args[0] == "lsp" || args[0] == "dap")
 }

@@ -1,11 +1,13 @@
 // Command weft is the Weft model checker's command line: check models
 // (parse, type-check, explore their interleavings), format them, replay a
-// counterexample, and run the benchmark suite.
+// counterexample, serve editors (language server, replay debugger), and
+// run the benchmark suite.
 //
 //	weft check [flags] FILE|DIR|DIR/... …
 //	weft replay FILE [--schedule S | --bug N | --trace TRACE.json]
 //	weft fmt [-w|-l] [FILE|DIR|DIR/... …]
 //	weft lsp [--stdio]
+//	weft dap [--stdio]
 //	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
 //	weft version | help [COMMAND]
 //
@@ -43,7 +45,7 @@ const (
 const gcPercent = 200
 
 func main() {
-	if !isLSP(os.Args[1:]) {
+	if !isServer(os.Args[1:]) {
 		if code, supervised := superviseSelf(); supervised {
 			os.Exit(code)
 		}
@@ -87,6 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "lsp":
 		return cmdLSP(ctx, rest, os.Stdin, stdout, stderr)
+	case "dap":
+		return cmdDAP(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "weft", version)
 		return exitOK
@@ -157,6 +161,16 @@ Serves the Language Server Protocol over stdin and stdout: diagnostics as
 you type, checks in the background (a quick one after a pause in typing,
 longer ones while the editor stays idle), status, code lenses, hover.
 Settings come from the client (see docs/editors.md). Logs go to stderr.`,
+	"dap": `usage: weft dap [--stdio]
+
+Serves the Debug Adapter Protocol over stdin and stdout: the replay
+debugger. A launch request names a counterexample, inline ("trace": what
+the language server's weft.trace answers) or saved ("traceFile": the JSON
+of 'weft check --json', "bug": N, "program": the model if not the one the
+report names); the session then steps through it forward and back, with
+the threads, the statement each runs, and the shared variables, locals
+and locks after each step. See docs/editors.md. Logs go to stderr.
+`,
 	"fmt": `usage: weft fmt [-w | -l] [FILE|DIR|DIR/... …]
 
 Prints models in the canonical layout. Without arguments, formats standard
@@ -197,6 +211,7 @@ Usage:
                                           re-execute a counterexample step by step
   weft fmt [-w|-l] [FILE|DIR|DIR/... …]   print models in the canonical layout
   weft lsp [--stdio]                      serve the Language Server Protocol (editors)
+  weft dap [--stdio]                      serve the Debug Adapter Protocol (replay debugger)
   weft bench [flags]                      run the benchmark suite
   weft version                            print the version
   weft help [COMMAND]                     print this help, or a command's

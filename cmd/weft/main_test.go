@@ -52,6 +52,8 @@ func TestExitCodes(t *testing.T) {
 		{"two missing files", []string{"check", "a.weft", "b.weft"}, exitUsage},
 		{"check --help", []string{"check", "--help"}, exitOK},
 		{"help check", []string{"help", "check"}, exitOK},
+		{"help dap", []string{"help", "dap"}, exitOK},
+		{"dap with an argument", []string{"dap", "report.json"}, exitUsage},
 		{"help unknown", []string{"help", "frob"}, exitUsage},
 		{"k without qpor", []string{"check", "../../examples/fig1.weft", "--k", "2"}, exitUsage},
 		{"negative timeout", []string{"check", "../../examples/fig1.weft", "--timeout", "-5s"}, exitUsage},

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"weft/engine"
+	"weft/replay"
 	"weft/source"
 )
 
@@ -256,10 +255,8 @@ type checkJSON struct {
 	Error         string     `json:"error,omitempty"`
 }
 
-func sourceHash(src []byte) string {
-	h := sha256.Sum256(src)
-	return hex.EncodeToString(h[:])
-}
+// sourceHash is the report's source_sha256, as replay.Select checks it.
+func sourceHash(src []byte) string { return replay.SourceHash(src) }
 
 // inputErrorJSON is the JSON of a model that could not be explored.
 func inputErrorJSON(path string, f *checkFlags, src []byte, diags []source.Diagnostic) checkJSON {

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/replay"
 )
 
 // replayArrayLimit is how many elements of an array a replay shows
@@ -169,50 +167,15 @@ func findBug(ctx context.Context, prog *engine.Program, f *checkFlags, n int) (*
 // bugFromJSON reads bug n of the JSON that 'weft check --json' printed,
 // for the model path whose text is src.
 func bugFromJSON(jsonPath string, n int, path string, src []byte) (*engine.Bug, error) {
-	file, err := os.Open(jsonPath)
+	reports, err := replay.ReadReports(jsonPath)
 	if err != nil {
 		return nil, err
 	}
-	defer file.Close()
-	data, err := readLimited(file, jsonPath)
+	r, err := replay.Select(reports, path, src)
 	if err != nil {
 		return nil, err
 	}
-	var out checkJSON
-	if err := json.Unmarshal(data, &out); err != nil {
-		var many []checkJSON
-		if json.Unmarshal(data, &many) != nil {
-			return nil, fmt.Errorf("%s: not the JSON of 'weft check --json': %w", jsonPath, err)
-		}
-		found := false
-		for _, o := range many {
-			if o.File == path || (o.SourceSHA256 != "" && o.SourceSHA256 == sourceHash(src)) {
-				out, found = o, true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("%s has no check of %s", jsonPath, path)
-		}
-	}
-	switch {
-	case out.SourceSHA256 != "" && out.SourceSHA256 != sourceHash(src):
-		if filepath.Clean(out.File) == filepath.Clean(path) {
-			return nil, fmt.Errorf("%s is a check of another version of %s (the file changed since): run the check again", jsonPath, path)
-		}
-		return nil, fmt.Errorf("%s is a check of %s, not of %s", jsonPath, out.File, path)
-	case out.SourceSHA256 == "" && out.File != "" && filepath.Base(out.File) != filepath.Base(path):
-		return nil, fmt.Errorf("%s is a check of %s, not of %s", jsonPath, out.File, path)
-	}
-	if n > len(out.Bugs) {
-		return nil, fmt.Errorf("%s has no bug %d (it has %d)", jsonPath, n, len(out.Bugs))
-	}
-	b := out.Bugs[n-1]
-	if len(b.Schedule) == 0 {
-		return nil, fmt.Errorf("%s: bug %d has no schedule", jsonPath, n)
-	}
-	return &engine.Bug{Kind: engine.BugKind(b.Kind), Message: b.Message, Thread: b.Thread, Range: fromRange(b.Range),
-		Schedule: b.Schedule, LocalBudget: b.LocalBudget}, nil
+	return r.Bug(n)
 }
 
 // stateView prints a replay's state: everything once at the start, then

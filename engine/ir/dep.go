@@ -1,5 +1,7 @@
 package ir
 
+import "strconv"
+
 // The one dependence relation of the explorations: what a visible step
 // touches (its footprint) and when two steps of different threads are
 // dependent (language.md: the same location and one writes it; a mutex
@@ -20,6 +22,30 @@ const (
 	EvAtomic
 	EvStop // a pending failure of the thread's local computation
 )
+
+// String names the kind as traces spell it: "read", "write", "lock",
+// "unlock", "spawn", "join", "atomic", "stop".
+func (k EventKind) String() string {
+	switch k {
+	case EvRead:
+		return "read"
+	case EvWrite:
+		return "write"
+	case EvLock:
+		return "lock"
+	case EvUnlock:
+		return "unlock"
+	case EvSpawn:
+		return "spawn"
+	case EvJoin:
+		return "join"
+	case EvAtomic:
+		return "atomic"
+	case EvStop:
+		return "stop"
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Footprint is what dependence needs to know of a step.
 type Footprint struct {

@@ -84,7 +84,11 @@ export interface TraceStep {
   threadStates?: ThreadState[];
 }
 
-/** A counterexample: the answer of the server's `weft.trace` command, and what `weft dap` replays. */
+/**
+ * A counterexample: the answer of the server's `weft.trace` command, and
+ * what `weft dap` replays (docs/editors.md). Empty lists may be left out.
+ * bugId is opaque (a report's bug is "REPORT.json#N").
+ */
 export interface TraceDocument {
   uri: string;
   version: number;
@@ -101,6 +105,8 @@ export interface TraceDocument {
   raceSteps?: [number, number];
   /** The model's path on disk, when known. */
   file?: string;
+  /** The thread at fault. */
+  thread?: string;
 }
 
 /** The data of a bug's diagnostic. */

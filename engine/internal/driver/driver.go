@@ -195,6 +195,14 @@ type TraceStep struct {
 	ThreadIndex int32
 	Op          string // "read c → 1", "lock mx[2]", "spawn worker#1"
 	Range       source.Range
+	// Kind is the kind of the step; Object what it acted on: the
+	// location read, written, locked or unlocked, the thread spawned or
+	// joined, the one location of an atomic block that touches only one
+	// ("" otherwise, and for stop steps).
+	Kind   interp.EventKind
+	Object string
+	// Ends marks the step with which its thread finished.
+	Ends bool
 }
 
 // Coarse steps
@@ -572,20 +580,51 @@ func BuildTrace(prog *ir.Program, events []interp.Event, m *interp.Machine) []Tr
 		ev := &events[i]
 		th := m.Threads[ev.Thread]
 		r := th.Body.Ranges
-		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev)}
+		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev),
+			Kind: ev.Kind, Object: eventObject(prog, m, ev)}
 		if int(ev.PC) < len(r) {
 			st.Range = r[ev.PC]
 		}
 		steps = append(steps, st)
 		for _, a := range ev.Tail { // the accesses a coarse step ran
-			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, a.FineEvent(ev.Thread))}
+			fine := a.FineEvent(ev.Thread)
+			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, fine),
+				Kind: fine.Kind, Object: eventObject(prog, m, fine)}
 			if int(a.PC) < len(r) {
 				st.Range = r[a.PC]
 			}
 			steps = append(steps, st)
 		}
+		// A coarse step's thread finishes after its tail, if it has one.
+		steps[len(steps)-1].Ends = ev.Finished
 	}
 	return steps
+}
+
+// eventObject names what a step acted on (see TraceStep.Object).
+func eventObject(prog *ir.Program, m *interp.Machine, ev *interp.Event) string {
+	loc := ev.Loc
+	switch ev.Kind {
+	case interp.EvSpawn, interp.EvJoin:
+		if loc >= 0 && int(loc) < len(m.Threads) {
+			return m.Threads[loc].Name
+		}
+		return ""
+	case interp.EvAtomic:
+		loc = -1
+		for _, a := range ev.Acc {
+			if loc >= 0 && a.Loc != loc {
+				return ""
+			}
+			loc = a.Loc
+		}
+	case interp.EvStop:
+		return ""
+	}
+	if loc >= 0 && int(loc) < len(prog.Locations) {
+		return prog.Locations[loc].Name
+	}
+	return ""
 }
 
 // GrowEvents makes room in Evs for the step at depth d.
