@@ -103,9 +103,11 @@ async function cleanup() {
     } catch {
       // the browser may be gone
     }
+    let ok = true;
     const n = await procs.killAll().catch((err) => {
-      console.error(`e2e: cleanup: ${err.message}`);
-      return -1;
+      console.error(`e2e: FAILED to end its processes: ${err.message}`);
+      ok = false;
+      return 0;
     });
     log(`ended ${n} process${n === 1 ? '' : 'es'} left by the test`);
     if (tmp && process.env.WEFT_E2E_KEEP !== '1') {
@@ -113,6 +115,7 @@ async function cleanup() {
     } else if (tmp) {
       log(`kept ${tmp}`);
     }
+    return ok;
   })();
   return cleaning;
 }
@@ -144,7 +147,6 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 const globalTimer = setTimeout(() => {
   void fail(`the test did not finish within ${TIMEOUT_MS / 1000} s (WEFT_E2E_TIMEOUT_MS)`);
 }, TIMEOUT_MS);
-globalTimer.unref();
 
 // Files under dir (recursively) whose name matches re.
 function findFiles(dir, re, out = []) {
@@ -477,9 +479,11 @@ function describe(err) {
 
 const failures = [];
 async function group(name, fn) {
+  if (failing) return; // a timeout or a signal is ending the test
   try {
     await fn();
   } catch (err) {
+    if (failing) return; // the browser closing under it: not this group's failure
     const message = describe(err);
     failures.push({ stage: stageName, message });
     console.error(`\ne2e: FAILED at "${stageName}": ${message}\n`);
@@ -502,6 +506,11 @@ try {
 } catch (err) {
   await fail(describe(err));
 }
+if (failing) {
+  // A timeout or a signal is ending the test; that path exits.
+  setInterval(() => undefined, 1000);
+  await new Promise(() => undefined);
+}
 copyLogs();
 clearTimeout(globalTimer);
 if (failures.length) {
@@ -513,5 +522,4 @@ if (failures.length) {
 }
 console.log('\ne2e: PASSED');
 printFigures();
-await cleanup();
-process.exit(0);
+process.exit((await cleanup()) ? 0 : 1);
