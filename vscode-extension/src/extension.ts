@@ -54,7 +54,7 @@ class Weft implements vscode.Disposable {
       return;
     }
     const client = createClient(program, this.log, this.status, {
-      replay: (trace) => this.replays.start(trace),
+      replay: (trace) => this.replay(trace),
       pickBug: (uri) => this.pickBug(uri),
     });
     this.client = client;
@@ -151,6 +151,25 @@ class Weft implements vscode.Disposable {
     return bugId ? fetchTrace(this.client, editor.document.uri, bugId) : undefined;
   }
 
+  /** Starts a replay, and says so when it cannot start. */
+  private async replay(trace: TraceDocument): Promise<void> {
+    let started = false;
+    let why = '';
+    try {
+      started = await this.replays.start(trace);
+    } catch (err) {
+      why = `: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (!started) {
+      const message = `Weft: the replay of "${trace.message}" did not start${why}. The Weft output may say why.`;
+      this.log.appendLine(message);
+      const choice = await vscode.window.showErrorMessage(message, 'Show Output');
+      if (choice) {
+        this.log.show(true);
+      }
+    }
+  }
+
   /** Opens the trace view on the active replay's trace, or on the active file's bug. */
   async showTrace(): Promise<void> {
     const trace = await this.traceToShow();
@@ -219,8 +238,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  w.log.appendLine(`Weft: activated in ${Date.now() - started} ms (starting the server)`);
   await w.start();
+  // From VS Code calling activate to the server answering initialize.
+  w.log.appendLine(`Weft: activated in ${Date.now() - started} ms (the language server is ready)`);
 }
 
 export async function deactivate(): Promise<void> {

@@ -638,17 +638,23 @@ function ensureVisible(r: number, how: 'nearest' | 'center' | 'end'): void {
   const top = el.scroller.scrollTop;
   const inSight = y >= top && y + ROW_H <= top + viewH;
   if (how === 'end') el.scroller.scrollTop = y + ROW_H * 2 - viewH;
-  else if (inSight) return;
-  else if (how === 'center') el.scroller.scrollTop = y - viewH / 2;
+  else if (inSight) {
+    // Vertically in sight already; it may still be out of sight sideways.
+  } else if (how === 'center') el.scroller.scrollTop = y - viewH / 2;
   else if (y < top) el.scroller.scrollTop = y - ROW_H / 2;
   else el.scroller.scrollTop = y + ROW_H * 1.5 - viewH;
-  // Horizontally: the row's box.
+  // Horizontally: as little as brings the row's box in sight right of
+  // the sticky gutter, its start first when it is wider than the view.
   const row = v.d.rows[r];
   const x = v.colX[row.column];
+  const w = v.colW[row.column];
   const left = el.scroller.scrollLeft;
   const viewW = el.scroller.clientWidth;
-  if (x - v.gutterW < left || x + v.colW[row.column] > left + viewW) {
-    el.scroller.scrollLeft = Math.max(0, x - v.gutterW - 16);
+  const showStart = Math.max(0, x - v.gutterW - 16);
+  if (x - v.gutterW < left) {
+    el.scroller.scrollLeft = showStart;
+  } else if (x + w > left + viewW) {
+    el.scroller.scrollLeft = Math.min(showStart, x + w - viewW + 16);
   }
 }
 
