@@ -258,6 +258,19 @@ async function main() {
   check((mode & 0o111) !== 0, `the installed bin/weft is not executable (mode ${mode.toString(8)}): the executable bit did not survive packaging and installation`);
   log(`installed ${installedDir}; bin/weft mode ${mode.toString(8)}`);
 
+  // A report saved by the CLI and a launch configuration that replays it
+  // (the "replay of a saved report" group below).
+  const saved = await procs.run('/bin/sh', ['-c', `"$0" check --json "$1" > report.json`, serverBin, MODEL], { cwd: dirs.workspace, timeoutMs: 60_000 });
+  check(saved.code === 1, `weft check --json ${MODEL} should exit 1 (bugs found), not ${saved.code}:\n${saved.out}`);
+  const report = JSON.parse(readFileSync(join(dirs.workspace, 'report.json'), 'utf8'));
+  const reportBug = 1 + report.bugs.findIndex((b) => b.message === EXPECT_MESSAGE);
+  check(reportBug > 0, `the saved report has no bug "${EXPECT_MESSAGE}": ${JSON.stringify(report.bugs.map((b) => b.message))}`);
+  mkdirSync(join(dirs.workspace, '.vscode'));
+  writeFileSync(join(dirs.workspace, '.vscode', 'launch.json'), JSON.stringify({
+    version: '0.2.0',
+    configurations: [{ type: 'weft', request: 'launch', name: 'Replay the saved report', traceFile: '${workspaceFolder}/report.json', bug: reportBug }],
+  }, null, 2));
+
   stage('start code-server');
   const csLog = join(outDir, 'code-server.log');
   const server = procs.spawn(process.execPath, [
@@ -450,6 +463,32 @@ async function main() {
       .catch((err) => log(`no screenshot of the trace view panel: ${err.message}`));
     const scroll = await frame.locator('#scroller').evaluate((e) => `scrollLeft ${e.scrollLeft} of ${e.scrollWidth - e.clientWidth}, ${e.clientWidth}px wide`).catch(() => '?');
     log(`trace view scroller: ${scroll}`);
+  });
+
+  await group('replay of a saved report (launch.json)', async () => {
+    stage('a launch configuration replays a report saved by weft check --json');
+    if (replaying) {
+      await runCommand(page, 'Debug: Stop');
+      await debugButton(page, 'Step Over').waitFor({ state: 'hidden', timeout: 15_000 })
+        .catch(() => { throw new CheckFailed('the lens replay did not stop on "Debug: Stop"'); });
+    }
+    await runCommand(page, 'Debug: Start Debugging');
+    await debugButton(page, 'Step Over').waitFor({ state: 'visible', timeout: 30_000 })
+      .catch(async () => { throw new CheckFailed(`no debug session within 30 s of "Debug: Start Debugging" with launch.json's traceFile; notifications: ${JSON.stringify(await notifications(page))}`); });
+    const first = await until(async () => /\bstep 1 of (\d+)\b/i.exec(await callStackText(page))?.[1], {
+      timeoutMs: 20_000, msg: async () => `the saved report's replay to stand at step 1 (the Call Stack shows: "${await callStackText(page)}")`,
+    });
+    log(`saved report replay: step 1 of ${first}`);
+    await screenshot('report-replay-step-1');
+    // Continue runs to the last step, which stops on the bug: VS Code's exception widget shows its message.
+    await debugButton(page, 'Continue').click();
+    const widget = page.locator('.exception-widget').first();
+    await widget.waitFor({ state: 'visible', timeout: 15_000 })
+      .catch(async () => { throw new CheckFailed(`Continue did not stop on the bug with an exception (the Call Stack shows: "${await callStackText(page)}")`); });
+    const text = (await widget.innerText()).replace(/\s+/g, ' ').trim();
+    log(`exception widget: "${text}"`);
+    check(text.includes(EXPECT_MESSAGE), `the exception widget says "${text}", not the bug's message "${EXPECT_MESSAGE}"`);
+    await screenshot('report-replay-exception');
   });
 
   await group('activation time', async () => {

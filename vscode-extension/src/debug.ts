@@ -43,6 +43,8 @@ export class Replays implements vscode.Disposable {
       }),
       vscode.debug.registerDebugConfigurationProvider('weft', {
         resolveDebugConfiguration: (_folder, config) => this.resolve(config as ReplayConfiguration),
+        // Relative paths once ${workspaceFolder} and the like are substituted.
+        resolveDebugConfigurationWithSubstitutedVariables: (folder, config) => absolutePaths(config as ReplayConfiguration, folder),
       }),
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
         if (e.session.type === 'weft' && e.event === 'weftStep' && e.body) {
@@ -109,12 +111,6 @@ export class Replays implements vscode.Disposable {
       );
       return undefined;
     }
-    if (config.traceFile && !path.isAbsolute(config.traceFile)) {
-      const folder = vscode.workspace.workspaceFolders?.[0];
-      if (folder) {
-        config.traceFile = path.join(folder.uri.fsPath, config.traceFile);
-      }
-    }
     return config;
   }
 
@@ -123,4 +119,18 @@ export class Replays implements vscode.Disposable {
       s.dispose();
     }
   }
+}
+
+/** Makes a replay's file paths absolute, relative to the configuration's folder (else the first one). */
+function absolutePaths(config: ReplayConfiguration, folder: vscode.WorkspaceFolder | undefined): ReplayConfiguration {
+  const base = (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath;
+  if (base) {
+    for (const key of ['traceFile', 'program'] as const) {
+      const p = config[key];
+      if (typeof p === 'string' && p !== '' && !path.isAbsolute(p)) {
+        config[key] = path.join(base, p);
+      }
+    }
+  }
+  return config;
 }
