@@ -3,16 +3,14 @@ package dap
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"weft/internal/framing"
+	"weft/internal/testbin"
 )
 
 // message is any message the adapter sends.
@@ -75,38 +73,14 @@ func (l testLog) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-var (
-	weftOnce   sync.Once
-	weftBin    string
-	weftBinDir string
-	weftErr    error
-)
+// weft is built once for the tests that run the adapter as a subprocess.
+var weft testbin.Binary
 
-// buildWeft builds the weft binary once for the package's tests.
-func buildWeft(t *testing.T) string {
-	t.Helper()
-	weftOnce.Do(func() {
-		weftBinDir, weftErr = os.MkdirTemp("", "weft-dap-test")
-		if weftErr != nil {
-			return
-		}
-		weftBin = filepath.Join(weftBinDir, "weft")
-		out, err := exec.Command("go", "build", "-o", weftBin, "weft/cmd/weft").CombinedOutput()
-		if err != nil {
-			weftErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if weftErr != nil {
-		t.Fatal(weftErr)
-	}
-	return weftBin
-}
+func buildWeft(t testing.TB) string { return weft.Path(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if weftBinDir != "" {
-		os.RemoveAll(weftBinDir)
-	}
+	weft.Remove()
 	os.Exit(code)
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,41 +15,18 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"weft/internal/testbin"
 )
 
-// weftBinary is `weft` built once for the tests that run the server as a
-// subprocess.
-var (
-	weftOnce   sync.Once
-	weftBin    string
-	weftErr    error
-	weftBinDir string
-)
+// weft is built once for the tests that run the server as a subprocess.
+var weft testbin.Binary
 
-func buildWeft(t testing.TB) string {
-	t.Helper()
-	weftOnce.Do(func() {
-		weftBinDir, weftErr = os.MkdirTemp("", "weft-lsp-test")
-		if weftErr != nil {
-			return
-		}
-		weftBin = filepath.Join(weftBinDir, "weft")
-		out, err := exec.Command("go", "build", "-o", weftBin, "weft/cmd/weft").CombinedOutput()
-		if err != nil {
-			weftErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if weftErr != nil {
-		t.Fatal(weftErr)
-	}
-	return weftBin
-}
+func buildWeft(t testing.TB) string { return weft.Path(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if weftBinDir != "" {
-		os.RemoveAll(weftBinDir)
-	}
+	weft.Remove()
 	os.Exit(code)
 }
 

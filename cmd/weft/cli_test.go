@@ -18,7 +18,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv(crashHelperEnv) {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		weft.Remove()
+		os.Exit(code)
 	case "crash":
 		becomeChild()
 		go func() { panic("a crash on another goroutine, which nothing can recover") }()

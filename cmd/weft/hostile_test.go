@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"weft/internal/testbin"
 )
 
 // The hostile-input suite: models and command lines meant to exhaust
@@ -188,32 +190,11 @@ func sharedReads(n int) string {
 	return fmt.Sprintf("var x int\nthread t {\n    var r int\n    for i in 0..%d {\n        r = r + x\n    }\n    assert r == 0, \"x is never written\"\n}\n", n)
 }
 
-var (
-	weftBinOnce sync.Once
-	weftBin     string
-	weftBinErr  error
-)
+// weft is built once for the tests that run it (removed by TestMain).
+var weft testbin.Binary
 
 // builtWeft builds the weft binary once for the tests that run it.
-func builtWeft(t *testing.T) string {
-	t.Helper()
-	weftBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "weft-bin")
-		if err != nil {
-			weftBinErr = err
-			return
-		}
-		weftBin = filepath.Join(dir, "weft")
-		out, err := exec.Command("go", "build", "-o", weftBin, ".").CombinedOutput()
-		if err != nil {
-			weftBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if weftBinErr != nil {
-		t.Fatal(weftBinErr)
-	}
-	return weftBin
-}
+func builtWeft(t *testing.T) string { return weft.Path(t) }
 
 func TestHostile(t *testing.T) {
 	if testing.Short() {
