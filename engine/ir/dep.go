@@ -21,10 +21,18 @@ const (
 	EvJoin
 	EvAtomic
 	EvStop // a pending failure of the thread's local computation
+	// Language version 2.
+	EvChoose    // a choice of a value: touches nothing, independent of every other step
+	EvTrylock   // Loc: the mutex (written, whether taken or not)
+	EvWait      // Acc: the mutex released and the condition variable (both written)
+	EvWake      // Acc: the condition variable (read) and the mutex locked again (written)
+	EvSignal    // Loc: the condition variable (written)
+	EvBroadcast // Loc: the condition variable (written)
 )
 
 // String names the kind as traces spell it: "read", "write", "lock",
-// "unlock", "spawn", "join", "atomic", "stop".
+// "unlock", "spawn", "join", "atomic", "stop", "choose", "trylock",
+// "wait", "wake", "signal", "broadcast".
 func (k EventKind) String() string {
 	switch k {
 	case EvRead:
@@ -43,6 +51,18 @@ func (k EventKind) String() string {
 		return "atomic"
 	case EvStop:
 		return "stop"
+	case EvChoose:
+		return "choose"
+	case EvTrylock:
+		return "trylock"
+	case EvWait:
+		return "wait"
+	case EvWake:
+		return "wake"
+	case EvSignal:
+		return "signal"
+	case EvBroadcast:
+		return "broadcast"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -52,7 +72,7 @@ type Footprint struct {
 	Kind EventKind
 	Stop bool
 	Loc  int32
-	Acc  []Access // atomic steps
+	Acc  []Access // atomic steps, wait and wake
 }
 
 // Touches calls f for each location a step accesses, with whether it
@@ -61,9 +81,9 @@ func (fp *Footprint) Touches(f func(loc int32, write bool) bool) bool {
 	switch fp.Kind {
 	case EvRead:
 		return f(fp.Loc, false)
-	case EvWrite, EvLock, EvUnlock:
+	case EvWrite, EvLock, EvUnlock, EvTrylock, EvSignal, EvBroadcast:
 		return f(fp.Loc, true)
-	case EvAtomic:
+	case EvAtomic, EvWait, EvWake:
 		for _, a := range fp.Acc {
 			if f(a.Loc, a.Write) {
 				return true
@@ -79,7 +99,7 @@ func (fp *Footprint) Single() (loc int32, write bool) {
 	switch fp.Kind {
 	case EvRead:
 		return fp.Loc, false
-	case EvWrite, EvLock, EvUnlock:
+	case EvWrite, EvLock, EvUnlock, EvTrylock, EvSignal, EvBroadcast:
 		return fp.Loc, true
 	}
 	return -1, false
@@ -106,9 +126,9 @@ func AccessIn(kind EventKind, at int32, acc []Access, loc int32) (touch, write b
 	switch kind {
 	case EvRead:
 		return at == loc, false
-	case EvWrite, EvLock, EvUnlock:
+	case EvWrite, EvLock, EvUnlock, EvTrylock, EvSignal, EvBroadcast:
 		return at == loc, at == loc
-	case EvAtomic:
+	case EvAtomic, EvWait, EvWake:
 		for _, x := range acc {
 			if x.Loc == loc {
 				touch = true

@@ -51,15 +51,42 @@ const (
 	// indexes Body.Messages (-1 for none).
 	OpAssume // if B == 0, the execution is discarded
 	OpEnd    // the thread finishes
+	// OpLoopHead marks the head of a while loop (or of an await): imm A
+	// indexes Body.Loops. Reaching it again after an iteration that only
+	// read shared state and left the compared slots (Loop.Slots) as they
+	// were makes the thread wait (spin detection, language.md v2).
+	OpLoopHead
+	// OpCall calls function imm C (an index in Body.Funcs) with its
+	// arguments in slots B, B+1, … of the caller's frame; the callee runs
+	// in a fresh frame (Func.Frame), and its OpRet's value lands in slot A
+	// of the caller's frame. A call deeper than the interpreter's bound is
+	// a runtime error.
+	OpCall
+	OpRet // returns frame[A] to the caller (see OpCall)
 
 	// Visible steps.
-	OpLoad      // A = shared[frame[B]]
-	OpStore     // shared[frame[B]] = A
-	OpLock      // lock the mutex at shared[frame[B]]
-	OpUnlock    // unlock the mutex at shared[frame[B]]
-	OpSpawn     // A = tid of a new thread running proc imm C with args in slots B, B+1, …
-	OpJoin      // block until the thread frame[B] has finished
-	OpAtomic    // run up to an OpAtomicEnd as one indivisible step
+	OpLoad   // A = shared[frame[B]]
+	OpStore  // shared[frame[B]] = A
+	OpLock   // lock the mutex at shared[frame[B]]
+	OpUnlock // unlock the mutex at shared[frame[B]]
+	OpSpawn  // A = tid of a new thread running proc imm C with args in slots B, B+1, …
+	OpJoin   // block until the thread frame[B] has finished
+	OpAtomic // run up to an OpAtomicEnd as one indivisible step
+	// Visible steps of language version 2.
+	OpChoose  // A = a value of [frame[B], frame[C]), each explored; a thread-local step independent of every other (an empty or too large range is a runtime error)
+	OpTrylock // if the mutex at shared[frame[B]] is free, lock it and A = 1; else A = 0 (never blocks)
+	// OpWait releases the mutex at shared[frame[A]] (a runtime error if
+	// the thread does not hold it) and makes the thread wait on the
+	// condition variable at shared[frame[B]]. The next instruction is an
+	// OpWake with the same operands.
+	OpWait
+	// OpWake is blocked until the thread has been woken by a signal or a
+	// broadcast (or at any time, when spurious wake-ups are explored) and
+	// the mutex at shared[frame[A]] is free; then it locks that mutex.
+	OpWake
+	OpSignal    // wakes one thread waiting on the condition variable at shared[frame[B]], each waiter explored; none waiting: nothing happens
+	OpBroadcast // wakes every thread waiting on the condition variable at shared[frame[B]]
+
 	OpAtomicEnd // leaves an atomic block; the thread continues at pc A (the next instruction, or a break/continue target)
 )
 
@@ -76,10 +103,13 @@ const (
 	Immediate                // a constant
 	MessageIndex             // an index in Body.Messages, -1 for none
 	ProcIndex                // an index in Program.Procs
+	CallArgSlots             // the first of a called function's argument slots, read (the function is operand C)
+	FuncIndex                // an index in Body.Funcs
+	LoopIndex                // an index in Body.Loops
 )
 
 // IsSlot reports whether an operand of this kind names a frame slot.
-func (k OperandKind) IsSlot() bool { return k >= ReadSlot && k <= ArgSlots }
+func (k OperandKind) IsSlot() bool { return k >= ReadSlot && k <= ArgSlots || k == CallArgSlots }
 
 // OpInfo describes an operation: its name and what its operands are.
 // Everything that reads or rewrites instructions generically (Validate,
@@ -127,6 +157,15 @@ var opInfo = [...]OpInfo{
 	OpSpawn:     {"spawn", WriteSlot, ArgSlots, ProcIndex},
 	OpJoin:      {"join", NoOperand, ReadSlot, NoOperand},
 	OpAtomic:    {"atomic", NoOperand, NoOperand, NoOperand},
+	OpLoopHead:  {"loop-head", LoopIndex, NoOperand, NoOperand},
+	OpCall:      {"call", WriteSlot, CallArgSlots, FuncIndex},
+	OpRet:       {"ret", ReadSlot, NoOperand, NoOperand},
+	OpChoose:    {"choose", WriteSlot, ReadSlot, ReadSlot},
+	OpTrylock:   {"trylock", WriteSlot, ReadSlot, NoOperand},
+	OpWait:      {"wait", ReadSlot, ReadSlot, NoOperand},
+	OpWake:      {"wake", ReadSlot, ReadSlot, NoOperand},
+	OpSignal:    {"signal", NoOperand, ReadSlot, NoOperand},
+	OpBroadcast: {"broadcast", NoOperand, ReadSlot, NoOperand},
 	OpAtomicEnd: {"atomic-end", Target, NoOperand, NoOperand},
 }
 
@@ -147,7 +186,7 @@ func (o Op) String() string {
 
 // IsVisible reports whether the operation is a visible step when executed
 // outside an atomic block.
-func (o Op) IsVisible() bool { return o >= OpLoad && o <= OpAtomic }
+func (o Op) IsVisible() bool { return o >= OpLoad && o <= OpBroadcast }
 
 // Instr is one instruction.
 type Instr struct {
@@ -179,6 +218,35 @@ type Body struct {
 	Locals    []LocalVar     // named locals, for display
 	// Atomics describes the atomic blocks, by the pc of their OpAtomic.
 	Atomics map[int32]*AtomicFootprint
+	// Loops describes the while loops and awaits (OpLoopHead's operand).
+	Loops []Loop
+	// Funcs are the functions this body calls, directly or not. Their
+	// code is part of Code, after the body's own (which ends at the first
+	// function's Entry), each in its own frame: the slots of an
+	// instruction in [Entry, End) are slots of the function's frame.
+	Funcs []Func
+}
+
+// Loop is what spin detection needs to know of a while loop or an await.
+type Loop struct {
+	// Slots are the frame slots compared between two arrivals at the
+	// head: an iteration that changed none of them (and made no step but
+	// reads of shared state) would repeat itself until another thread
+	// writes what it read. They are the slots live at the head whose
+	// values can reach a condition, an assertion, a shared write, an
+	// address or a call (an iteration counter that nothing reads is not
+	// one of them).
+	Slots []int32
+	Await bool // an await statement (always a wait, whatever the options)
+}
+
+// Func is a function's code within a Body.
+type Func struct {
+	Name       string
+	Entry, End int32   // its code is Code[Entry:End]
+	Frame      []int64 // its initial frame: constants in their slots, zeros elsewhere
+	NumParams  int     // parameters occupy slots 0..NumParams-1
+	Locals     []LocalVar
 }
 
 // AtomicFootprint is what an atomic block may access. A block is Stable
@@ -301,8 +369,25 @@ func (p *Program) Validate() error {
 		if b.NumParams > 0 && (b.ArgSlot < 0 || b.ArgSlot+b.NumParams > len(b.Frame)) {
 			return fmt.Errorf("program: body %s: arguments outside the frame", b.Name)
 		}
-		if len(b.Code) == 0 || b.Code[len(b.Code)-1].Op != OpEnd {
+		own := len(b.Code)
+		if len(b.Funcs) > 0 {
+			own = int(b.Funcs[0].Entry)
+		}
+		if own <= 0 || own > len(b.Code) || b.Code[own-1].Op != OpEnd {
 			return fmt.Errorf("program: body %s does not end with end", b.Name)
+		}
+		next := int32(own)
+		for _, f := range b.Funcs {
+			if f.Entry != next || f.End <= f.Entry || int(f.End) > len(b.Code) || b.Code[f.End-1].Op != OpRet {
+				return fmt.Errorf("program: body %s: function %s's code [%d, %d) is not the next one ending with ret", b.Name, f.Name, f.Entry, f.End)
+			}
+			if f.NumParams > len(f.Frame) {
+				return fmt.Errorf("program: body %s: function %s has %d params for a frame of %d", b.Name, f.Name, f.NumParams, len(f.Frame))
+			}
+			next = f.End
+		}
+		if int(next) != len(b.Code) {
+			return fmt.Errorf("program: body %s: code after its last function", b.Name)
 		}
 		for pc, in := range b.Code {
 			info := in.Op.Info()
@@ -330,9 +415,18 @@ func (p *Program) Validate() error {
 // checkOperand checks one operand v of kind at pc of body b (c is the
 // instruction's C, the proc of a spawn's argument slots).
 func (p *Program) checkOperand(b *Body, pc int, kind OperandKind, v, c int32) error {
+	frame, lo, hi := len(b.Frame), int32(0), int32(len(b.Code))
+	if len(b.Funcs) > 0 {
+		hi = b.Funcs[0].Entry
+	}
+	for _, f := range b.Funcs {
+		if int32(pc) >= f.Entry && int32(pc) < f.End {
+			frame, lo, hi = len(f.Frame), f.Entry, f.End
+		}
+	}
 	slot := func(s int32) error {
-		if s < 0 || s >= int32(len(b.Frame)) {
-			return fmt.Errorf("program: body %s pc %d: slot %d outside frame of %d", b.Name, pc, s, len(b.Frame))
+		if s < 0 || s >= int32(frame) {
+			return fmt.Errorf("program: body %s pc %d: slot %d outside frame of %d", b.Name, pc, s, frame)
 		}
 		return nil
 	}
@@ -342,8 +436,8 @@ func (p *Program) checkOperand(b *Body, pc int, kind OperandKind, v, c int32) er
 		// OpCheck has bounded.
 		return slot(v)
 	case Target:
-		if v < 0 || int(v) >= len(b.Code) {
-			return fmt.Errorf("program: body %s pc %d: jump to %d outside code", b.Name, pc, v)
+		if v < lo || v >= hi {
+			return fmt.Errorf("program: body %s pc %d: jump to %d outside its code [%d, %d)", b.Name, pc, v, lo, hi)
 		}
 	case MessageIndex:
 		if v >= int32(len(b.Messages)) {
@@ -352,6 +446,24 @@ func (p *Program) checkOperand(b *Body, pc int, kind OperandKind, v, c int32) er
 	case ProcIndex:
 		if v < 0 || int(v) >= len(p.Procs) {
 			return fmt.Errorf("program: body %s pc %d: proc %d missing", b.Name, pc, v)
+		}
+	case LoopIndex:
+		if v < 0 || int(v) >= len(b.Loops) {
+			return fmt.Errorf("program: body %s pc %d: loop %d missing", b.Name, pc, v)
+		}
+	case FuncIndex:
+		if v < 0 || int(v) >= len(b.Funcs) {
+			return fmt.Errorf("program: body %s pc %d: function %d missing", b.Name, pc, v)
+		}
+	case CallArgSlots:
+		if c < 0 || int(c) >= len(b.Funcs) {
+			return nil // reported as the FuncIndex operand
+		}
+		if n := b.Funcs[c].NumParams; n > 0 {
+			if err := slot(v); err != nil {
+				return err
+			}
+			return slot(v + int32(n) - 1)
 		}
 	case ArgSlots:
 		if c < 0 || int(c) >= len(p.Procs) {

@@ -56,7 +56,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"read slot", func(p *Program) { p.Bodies[0].Code[0].B = 9 }, "slot 9 outside frame"},
 		{"write slot", func(p *Program) { p.Bodies[0].Code[0].A = -1 }, "slot -1 outside frame"},
-		{"jump target", func(p *Program) { p.Bodies[0].Code[3].A = 6 }, "jump to 6 outside code"},
+		{"jump target", func(p *Program) { p.Bodies[0].Code[3].A = 6 }, "jump to 6 outside its code"},
 		{"message", func(p *Program) { p.Bodies[0].Code[4].C = 1 }, "message 1 missing"},
 		{"proc", func(p *Program) { p.Bodies[1].Code[0].C = 1 }, "proc 1 missing"},
 		{"argument slots", func(p *Program) { p.Bodies[1].Code[0].B = 3 }, "slot 3 outside frame"},
