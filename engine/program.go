@@ -25,6 +25,7 @@ type (
 type (
 	Machine      = interp.Machine
 	Thread       = interp.Thread
+	CallFrame    = interp.CallFrame
 	ThreadStatus = interp.ThreadStatus
 	Event        = interp.Event
 	EventKind    = interp.EventKind

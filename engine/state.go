@@ -40,7 +40,18 @@ type ThreadState struct {
 	Name   string
 	Status string       // "ready", "blocked", "failing", "finished"
 	At     source.Range // the statement it runs next (empty once finished)
-	Locals []NamedValue // its named locals in scope there
+	// Locals are its body's named locals in scope where it stands in its
+	// body's code (at the outermost call in progress while it runs a
+	// function).
+	Locals []NamedValue
+	Calls  []CallState // the function calls in progress, outermost first
+}
+
+// CallState is a function call in progress.
+type CallState struct {
+	Func   string
+	Site   source.Range // the call
+	Locals []NamedValue // the function's named locals in scope where the call stands
 }
 
 // ErrTraceTooLong is returned by StepStates for a schedule past its limit.
@@ -96,15 +107,37 @@ func describeState(prog *Program, st ReplayStep, arrayLimit int) StepState {
 		if th.Status != interp.Finished && int(th.PC) < len(th.Body.Ranges) {
 			ts.At = th.Body.Ranges[th.PC]
 		}
-		for _, lv := range th.Body.Locals {
-			if ts.At.Start.Offset < lv.Scope.Start.Offset || ts.At.Start.Offset > lv.Scope.End.Offset {
-				continue
-			}
-			ts.Locals = append(ts.Locals, NamedValue{lv.Name, FormatLocal(m, th, lv, arrayLimit)})
+		ts.Locals = frameLocals(m, th, th.BaseFrame(), th.Body.Locals, th.BasePC(), arrayLimit)
+		for _, c := range th.Calls() {
+			ts.Calls = append(ts.Calls, CallState{Func: c.Func.Name, Site: rangeAt(th, c.Site),
+				Locals: frameLocals(m, th, c.Frame, c.Func.Locals, c.PC, arrayLimit)})
 		}
 		s.Threads = append(s.Threads, ts)
 	}
 	return s
+}
+
+// frameLocals renders the locals of a frame that are in scope at pc.
+func frameLocals(m *Machine, th *Thread, frame []int64, locals []LocalVar, pc int32, arrayLimit int) []NamedValue {
+	var vs []NamedValue
+	var at source.Range // a finished thread stands nowhere
+	if th.Status != interp.Finished {
+		at = rangeAt(th, pc)
+	}
+	for _, lv := range locals {
+		if at.Start.Offset < lv.Scope.Start.Offset || at.Start.Offset > lv.Scope.End.Offset {
+			continue
+		}
+		vs = append(vs, NamedValue{lv.Name, interp.FormatFrameLocal(m, frame, lv, arrayLimit)})
+	}
+	return vs
+}
+
+func rangeAt(th *Thread, pc int32) source.Range {
+	if pc >= 0 && int(pc) < len(th.Body.Ranges) {
+		return th.Body.Ranges[pc]
+	}
+	return source.Range{}
 }
 
 func threadStatus(m *Machine, i int) string {

@@ -70,3 +70,9 @@ func FormatWords(prog *Program, m *Machine, offset, size int, dims []int, limit 
 func FormatLocal(m *Machine, th *Thread, lv LocalVar, limit int) string {
 	return interp.FormatLocal(m, th, lv, limit)
 }
+
+// FormatFrameLocal renders a local variable of a frame: a function's (a
+// CallFrame's) or a body's (Thread.BaseFrame).
+func FormatFrameLocal(m *Machine, frame []int64, lv LocalVar, limit int) string {
+	return interp.FormatFrameLocal(m, frame, lv, limit)
+}

@@ -76,8 +76,10 @@ type failure struct {
 type Thread struct {
 	Body *ir.Body
 	PC   int32
-	// Frame is the thread's frame: its locals, temporaries and constants
-	// (see ir.Body). It belongs to the machine: read it, never write it.
+	// Frame is the thread's current frame: its locals, temporaries and
+	// constants (see ir.Body), or while it runs a function that function's
+	// (see BaseFrame, Calls). It belongs to the machine: read it, never
+	// write it.
 	Frame  []int64
 	Status ThreadStatus
 	fail   failure
@@ -93,6 +95,9 @@ type Thread struct {
 	Name       string
 	Steps      int32 // visible steps executed so far
 	spawned    int32 // threads this thread has spawned
+	// calls holds its function frames (see "Function calls"); nil until
+	// its first call.
+	calls *callStack
 }
 
 // EventKind is the kind of a visible step (see ir.EventKind).
@@ -197,7 +202,7 @@ type Machine struct {
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
-	frameUndo  []word    // frame words a step overwrote, first write only (see save)
+	frameUndo  []fword   // frame words a step overwrote, first write only (see save); call records
 	memUndo    []word    // memory words a step overwrote, first write only
 	memSaved   []uint64  // bit l: the current step has saved location l in memUndo
 	procSpawns []int32   // per proc: spawns so far in this execution (for names)
@@ -270,7 +275,7 @@ func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*
 	for i, t := range m.Threads {
 		fill(t.saved) // no step to undo: nothing to save
 		m.runLocal(int32(i))
-		clear(t.saved)
+		t.created()
 	}
 	return m, nil
 }
@@ -289,15 +294,15 @@ func fill(bits []uint64) {
 // shared memory: the words and their bits.
 func wordsBytes(n int) int64 { return 8 * int64(n+bitWords(n)) }
 
-func frameBytes(t *Thread) int64 { return 8 * int64(cap(t.Frame)+cap(t.saved)) }
+func frameBytes(t *Thread) int64 { return threadBytes(t) }
 
 // Bytes is about how much memory the machine holds: shared memory, the
 // frames of its threads (live and recycled), the undo log and the memo
 // of local computations. It takes constant time.
 func (m *Machine) Bytes() int64 {
-	const rec, w = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{}))
+	const rec, w, fw = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{})), int64(unsafe.Sizeof(fword{}))
 	return wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
-		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords)
+		fw*int64(cap(m.frameUndo)) + w*int64(cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords)
 }
 
 // bigStep is the number of words a step must save for Step to check the
@@ -390,10 +395,7 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	ok := m.step(t, ev)
 	// Clear the bits of the words saved (see "Frame undo log"), whole
 	// words of bits at a time: no other bit is set.
-	saved := m.Threads[t].saved
-	for i := frameLo; i < len(m.frameUndo); i++ {
-		saved[uint32(m.frameUndo[i].at)>>6] = 0
-	}
+	m.Threads[t].endStep(m.frameUndo[frameLo:])
 	for i := memLo; i < len(m.memUndo); i++ {
 		m.memSaved[uint32(m.memUndo[i].at)>>6] = 0
 	}
@@ -413,6 +415,7 @@ func (m *Machine) step(t int, ev *Event) bool {
 		spawned: th.spawned, frameLo: len(m.frameUndo), memLo: len(m.memUndo), procCnt: -1,
 		total: m.total,
 	}
+	m.beginCalls(th)
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
 	th.Steps++
@@ -568,6 +571,8 @@ func (m *Machine) write(loc int32, v int64) {
 // saves it once. While a thread is being created (the initial threads, a
 // spawned child) its bits are all set: its words need no saving, as Undo
 // removes it whole; they are cleared once it stands at its first step.
+// The frames of function calls follow the same rule (see "Function
+// calls").
 
 // setSlot writes v to slot s of th's frame, saving the old word first if
 // the step has not already.
@@ -578,11 +583,11 @@ func (m *Machine) setSlot(th *Thread, s int32, v int64) {
 	th.Frame[s] = v
 }
 
-// save logs the word in slot s of th's frame (the moving thread's) for
-// Undo, and marks it saved in this step.
+// save logs the word in slot s of th's current frame (the moving
+// thread's) for Undo, and marks it saved in this step.
 func (m *Machine) save(th *Thread, s int32) {
 	th.saved[uint32(s)>>6] |= 1 << (uint32(s) & 63)
-	m.frameUndo = append(m.frameUndo, word{s, th.Frame[s]})
+	m.frameUndo = append(m.frameUndo, fword{at: s, d: th.depth(), v: th.Frame[s]})
 }
 
 // spawn creates the thread of an ir.OpSpawn and runs it to its first visible
@@ -595,7 +600,8 @@ func (m *Machine) spawn(parent int32, in ir.Instr) int32 {
 		t = m.freeThread[n-1]
 		m.freeThread = m.freeThread[:n-1]
 		m.frameBytes -= frameBytes(t)
-		*t = Thread{Frame: append(t.Frame[:0], body.Frame...), saved: t.saved[:0]}
+		cs := t.emptyCalls()
+		*t = Thread{Frame: append(t.Frame[:0], body.Frame...), saved: t.saved[:0], calls: cs}
 	} else {
 		t = &Thread{Frame: append([]int64(nil), body.Frame...)}
 	}
@@ -618,7 +624,7 @@ func (m *Machine) spawn(parent int32, in ir.Instr) int32 {
 	m.Threads = append(m.Threads, t)
 	idx := int32(len(m.Threads) - 1)
 	m.runLocal(idx)
-	clear(t.saved)
+	t.created()
 	return idx
 }
 
@@ -638,10 +644,7 @@ func (m *Machine) Undo() {
 	}
 	m.memUndo = m.memUndo[:rec.memLo]
 	th := m.Threads[rec.thread]
-	for i := len(m.frameUndo) - 1; i >= rec.frameLo; i-- {
-		w := m.frameUndo[i]
-		th.Frame[w.at] = w.v
-	}
+	th.undoFrames(m.frameUndo[rec.frameLo:])
 	m.frameUndo = m.frameUndo[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
 	m.total = rec.total
@@ -661,11 +664,12 @@ func (m *Machine) UndoTo(depth int) {
 // with. It returns false if the block stopped the execution.
 func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 	code := th.Body.Code
-	frame := th.Frame
 	th.PC++
 	budget := m.LocalBudget
+	nested := 0 // atomic blocks entered inside this one (in a called function)
 	for {
 		in := code[th.PC]
+		frame := th.Frame // a call or a return inside the block switches frames
 		switch in.Op {
 		case ir.OpLoad:
 			loc := frame[in.B]
@@ -679,15 +683,21 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 			m.write(int32(loc), v)
 			ev.Acc = append(ev.Acc, ir.Access{Loc: int32(loc), Write: true, Value: v})
 			th.PC++
+		case ir.OpAtomic:
+			nested++
+			th.PC++
 		case ir.OpAtomicEnd:
 			th.PC = in.A
-			return true
+			if nested == 0 {
+				return true
+			}
+			nested--
 		default:
 			if m.exec(th, &budget) {
 				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
 				return false
 			}
-			if op := code[th.PC].Op; op != ir.OpLoad && op != ir.OpStore && op != ir.OpAtomicEnd {
+			if op := code[th.PC].Op; op != ir.OpLoad && op != ir.OpStore && op != ir.OpAtomic && op != ir.OpAtomicEnd {
 				panic(fmt.Sprintf("engine: %s inside an atomic block of %s (pc %d)", op, th.Name, th.PC))
 			}
 		}
@@ -707,6 +717,13 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 // memoWordLimit words.
 func (m *Machine) runLocal(t int32) {
 	th := m.Threads[t]
+	if th.depth() > 0 {
+		// The computation depends on every frame and may return to the
+		// callers: not memoised (see "Function calls").
+		budget := m.LocalBudget
+		m.runLocalFrom(th, &budget)
+		return
+	}
 	key := memoKey{body: th.Body, pc: th.PC}
 	var input []int64
 	hot := m.hot[key]
@@ -727,8 +744,8 @@ func (m *Machine) runLocal(t int32) {
 	}
 	budget := m.LocalBudget
 	m.runLocalFrom(th, &budget)
-	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) {
-		return
+	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) || th.depth() > 0 {
+		return // short, or it stopped inside a function (memo entries hold the body's frame only)
 	}
 	if !hot {
 		if m.hot == nil {
@@ -834,10 +851,11 @@ func equalWords(a, b []int64) bool {
 // bottom, after saving the old word for Undo (see "Frame undo log").
 func (m *Machine) exec(th *Thread, budget *int) bool {
 	code := th.Body.Code
-	f := th.Frame
-	sv := th.saved
 	pc := th.PC
 	n := *budget
+frame: // a call or a return switches frames (f and sv stay invariant in the loop)
+	f := th.Frame
+	sv := th.saved
 	for {
 		if n <= 0 {
 			th.PC = pc
@@ -974,6 +992,20 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 			}
 			pc++
 			continue
+		case ir.OpCall, ir.OpRet:
+			var failed bool
+			if in.Op == ir.OpCall {
+				failed = m.call(th, pc, in)
+			} else {
+				failed = m.ret(th, pc, in)
+			}
+			if failed {
+				th.PC = pc
+				*budget = n
+				return true
+			}
+			pc = th.PC
+			goto frame
 		default:
 			// Visible instruction, ir.OpEnd or ir.OpAtomicEnd: stop here.
 			th.PC = pc

@@ -20,7 +20,10 @@ import (
 func snapshot(m *interp.Machine) string {
 	s := fmt.Sprint(m.Mem, m.StepCount(), m.Depth(), len(m.Threads))
 	for _, th := range m.Threads {
-		s += fmt.Sprint("|", th.Name, th.PC, th.Status, th.Steps, th.Frame)
+		s += fmt.Sprint("|", th.Name, th.PC, th.Status, th.Steps, th.BaseFrame())
+		for _, c := range th.Calls() {
+			s += fmt.Sprint(" ", c.Func.Name, c.Site, c.Frame)
+		}
 	}
 	return s
 }

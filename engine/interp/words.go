@@ -127,13 +127,22 @@ func FormatWords(prog *ir.Program, m *Machine, offset, size int, dims []int, lim
 	})
 }
 
-// FormatLocal renders a local variable of a thread, eliding arrays of
-// more than limit elements as FormatWords does.
+// FormatLocal renders a local variable of a thread's body (one of
+// Body.Locals, in the body's own frame even while the thread runs a
+// function), eliding arrays of more than limit elements as FormatWords
+// does.
 func FormatLocal(m *Machine, th *Thread, lv ir.LocalVar, limit int) string {
-	if lv.Slot+lv.Size > len(th.Frame) {
+	return FormatFrameLocal(m, th.BaseFrame(), lv, limit)
+}
+
+// FormatFrameLocal renders a local variable of frame: a function's local
+// (one of ir.Func.Locals) in its CallFrame.Frame, or a body's in
+// Thread.BaseFrame.
+func FormatFrameLocal(m *Machine, frame []int64, lv ir.LocalVar, limit int) string {
+	if lv.Slot < 0 || lv.Slot+lv.Size > len(frame) {
 		return "?"
 	}
-	words := th.Frame[lv.Slot : lv.Slot+lv.Size]
+	words := frame[lv.Slot : lv.Slot+lv.Size]
 	return formatNested(words, lv.Dims, limit, func(_ int, v int64) string {
 		return formatWord(m, lv.Bool, lv.Tid, v)
 	})
