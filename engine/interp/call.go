@@ -219,6 +219,24 @@ func (th *Thread) emptyCalls() *callStack {
 	return cs
 }
 
+// callOrRet performs the ir.OpCall or ir.OpRet at th's pc, as one local
+// instruction of budget. exec stops at both, so that its loop keeps its
+// frame in registers; its callers run them. It returns true if the
+// thread failed, with th.fail set.
+func (m *Machine) callOrRet(th *Thread, budget *int) bool {
+	pc := th.PC
+	if *budget <= 0 {
+		th.fail = failure{StopStepBound, pc, "ran " + strconv.Itoa(m.LocalBudget) + " local instructions without a visible step (an infinite local loop?)"}
+		return true
+	}
+	*budget--
+	in := th.Body.Code[pc]
+	if in.Op == ir.OpCall {
+		return m.call(th, pc, in)
+	}
+	return m.ret(th, pc, in)
+}
+
 // call performs the ir.OpCall in at pc of th: it pushes a frame for the
 // function, initialised from ir.Func.Frame and the arguments, and moves
 // th to the function's entry. It returns true if the call failed instead
@@ -326,13 +344,19 @@ func (m *Machine) ret(th *Thread, pc int32, in ir.Instr) bool {
 // (log is its part of the frame undo log), of the call records it logged
 // and of the frames it pushed above the mark.
 func (th *Thread) endStep(log []fword) {
-	cs := th.calls
-	if cs == nil { // every word is the body's
-		for _, w := range log {
-			th.saved[uint32(w.at)>>6] = 0
-		}
+	if th.calls != nil {
+		th.endCallStep(log)
 		return
 	}
+	sv := th.saved // every word is the body's
+	for i := range log {
+		sv[uint32(log[i].at)>>6] = 0
+	}
+}
+
+// endCallStep is endStep for a thread with a call stack.
+func (th *Thread) endCallStep(log []fword) {
+	cs := th.calls
 	for _, w := range log {
 		if w.at >= 0 {
 			_, bits := th.frameAt(w.d)
@@ -359,12 +383,18 @@ func (th *Thread) created() {
 // frame undo log of the step being undone), last first, and returns th to
 // the depth and the mark it had before the step.
 func (th *Thread) undoFrames(log []fword) {
-	if th.calls == nil { // every word is the body's
-		for i := len(log) - 1; i >= 0; i-- {
-			th.Frame[log[i].at] = log[i].v
-		}
+	if th.calls != nil {
+		th.undoCallFrames(log)
 		return
 	}
+	f := th.Frame // every word is the body's
+	for i := len(log) - 1; i >= 0; i-- {
+		f[log[i].at] = log[i].v
+	}
+}
+
+// undoCallFrames is undoFrames for a thread with a call stack.
+func (th *Thread) undoCallFrames(log []fword) {
 	var d, mark int32
 	for i := len(log) - 1; i >= 0; i-- {
 		switch w := log[i]; w.at {

@@ -733,3 +733,28 @@ func TestReturnOutsideFunction(t *testing.T) {
 		t.Errorf("got %v %q", ev.Stop, ev.Message)
 	}
 }
+
+// TestCallLocalBudget: calls and returns count against the local budget,
+// so a loop of calls without a visible step ends with the step bound, as
+// a plain local loop does.
+func TestCallLocalBudget(t *testing.T) {
+	nop := fnDef{name: "nop", frame: []int64{0}, code: []ir.Instr{I(ir.OpRet, 0, 0, 0)}}
+	for _, tt := range []struct {
+		name string
+		code []ir.Instr
+	}{
+		{"in the body", []ir.Instr{I(ir.OpCall, 0, 0, 0), I(ir.OpJmp, 0, 0, 0), I(ir.OpEnd, 0, 0, 0)}},
+		{"in an atomic block", []ir.Instr{I(ir.OpAtomic, 0, 0, 0), I(ir.OpCall, 0, 0, 0), I(ir.OpJmp, 1, 0, 0), I(ir.OpAtomicEnd, 4, 0, 0), I(ir.OpEnd, 0, 0, 0)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := mkProg(t, []string{"x"}, []*ir.Body{mkBody("t", []int64{0}, 0, 0, tt.code, nop)}, nil, ir.ThreadSpec{Name: "t", Body: 0})
+			m := NewMachine(prog, 1000)
+			var ev Event
+			if m.Step(0, &ev) || ev.Stop != StopStepBound || !strings.Contains(ev.Message, "ran 1000 local instructions") {
+				t.Errorf("got %v %q", ev.Stop, ev.Message)
+			}
+			m.Undo()
+			checkInvariants(t, m)
+		})
+	}
+}

@@ -692,12 +692,17 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 				return true
 			}
 			nested--
+		case ir.OpCall, ir.OpRet:
+			if m.callOrRet(th, &budget) {
+				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
+				return false
+			}
 		default:
 			if m.exec(th, &budget) {
 				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
 				return false
 			}
-			if op := code[th.PC].Op; op != ir.OpLoad && op != ir.OpStore && op != ir.OpAtomic && op != ir.OpAtomicEnd {
+			if op := code[th.PC].Op; op.IsVisible() && op != ir.OpLoad && op != ir.OpStore && op != ir.OpAtomic || op == ir.OpEnd {
 				panic(fmt.Sprintf("engine: %s inside an atomic block of %s (pc %d)", op, th.Name, th.PC))
 			}
 		}
@@ -784,6 +789,13 @@ func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 			th.PC = th.Body.Code[th.PC].A
 			continue
 		}
+		if op == ir.OpCall || op == ir.OpRet {
+			if m.callOrRet(th, budget) {
+				th.Status = Failing
+				return
+			}
+			continue
+		}
 		if m.exec(th, budget) {
 			th.Status = Failing
 			return
@@ -843,8 +855,9 @@ func equalWords(a, b []int64) bool {
 }
 
 // exec runs local instructions of th from its pc until a visible
-// instruction, ir.OpEnd, or ir.OpAtomicEnd is reached (it executes at least one
-// instruction). It returns true if the thread failed, with th.fail set.
+// instruction, ir.OpEnd, ir.OpAtomicEnd, ir.OpCall or ir.OpRet is reached
+// (it executes at least one instruction, unless it starts at a call or a
+// return: see callOrRet). It returns true if the thread failed, with th.fail set.
 //
 // Every instruction that writes a frame word either jumps back to the top
 // of the loop itself or leaves its result in r for slot A, written at the
@@ -853,7 +866,6 @@ func (m *Machine) exec(th *Thread, budget *int) bool {
 	code := th.Body.Code
 	pc := th.PC
 	n := *budget
-frame: // a call or a return switches frames (f and sv stay invariant in the loop)
 	f := th.Frame
 	sv := th.saved
 	for {
@@ -992,20 +1004,6 @@ frame: // a call or a return switches frames (f and sv stay invariant in the loo
 			}
 			pc++
 			continue
-		case ir.OpCall, ir.OpRet:
-			var failed bool
-			if in.Op == ir.OpCall {
-				failed = m.call(th, pc, in)
-			} else {
-				failed = m.ret(th, pc, in)
-			}
-			if failed {
-				th.PC = pc
-				*budget = n
-				return true
-			}
-			pc = th.PC
-			goto frame
 		default:
 			// Visible instruction, ir.OpEnd or ir.OpAtomicEnd: stop here.
 			th.PC = pc
