@@ -722,12 +722,17 @@ func TestCallLogEconomy(t *testing.T) {
 	checkInvariants(t, m)
 }
 
-// TestReturnOutsideFunction: an ir.OpRet in a body's own code (which
-// lowering never makes, and Validate does not forbid) is a runtime error,
-// not a panic.
+// TestReturnOutsideFunction: an ir.OpRet in a body's own code is
+// refused by Validate (lowering never makes one); were it run anyway, the
+// interpreter makes it a runtime error, not a panic.
 func TestReturnOutsideFunction(t *testing.T) {
 	body := mkBody("t", []int64{0}, 0, 0, []ir.Instr{I(ir.OpRet, 0, 0, 0), I(ir.OpEnd, 0, 0, 0)})
-	m := NewMachine(mkProg(t, []string{"x"}, []*ir.Body{body}, nil, ir.ThreadSpec{Name: "t", Body: 0}), 0)
+	p := &ir.Program{Bodies: []*ir.Body{body}, Threads: []ir.ThreadSpec{{Name: "t", Body: 0}}, Init: []int64{0},
+		Locations: []ir.Location{{Name: "x"}}, Vars: []ir.SharedVar{{Name: "x", Size: 1}}}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "ret outside a function") {
+		t.Errorf("Validate() = %v, want ret outside a function", err)
+	}
+	m := NewMachine(p, 0)
 	var ev Event
 	if m.Step(0, &ev) || ev.Stop != StopRuntimeError || ev.Message != "return outside a function" {
 		t.Errorf("got %v %q", ev.Stop, ev.Message)

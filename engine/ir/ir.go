@@ -390,6 +390,12 @@ func (p *Program) Validate() error {
 			return fmt.Errorf("program: body %s: code after its last function", b.Name)
 		}
 		for pc, in := range b.Code {
+			if pc < own && in.Op == OpRet {
+				return fmt.Errorf("program: body %s pc %d: ret outside a function", b.Name, pc)
+			}
+			if pc >= own && in.Op == OpEnd {
+				return fmt.Errorf("program: body %s pc %d: end inside a function", b.Name, pc)
+			}
 			info := in.Op.Info()
 			if info.Name == "" {
 				return fmt.Errorf("program: body %s pc %d: unknown operation %d", b.Name, pc, in.Op)
