@@ -46,7 +46,7 @@ func TestRename(t *testing.T) {
 		{"with a space", "var ‸x int\n", "a b", `error: "a b" is not a name`},
 		{"keyword", "var ‸x int\n", "while", `error: "while" is a keyword`},
 		{"type keyword", "var ‸x int\n", "tid", `error: "tid" is a keyword`},
-		{"reserved word", "var ‸x int\n", "await", `error: "await" is reserved for a later version of Weft`},
+		{"version 2 keyword", "var ‸x int\n", "await", `error: "await" is a keyword`},
 		{"no name at the cursor", "var x int\n‸\n", "y", "error: there is no declared name here"},
 		{"unresolved name", "thread t { y‸ = 1 }\n", "z", "error: there is no declared name here"},
 		{"top-level collision", "const N = 1\nvar ‸x int\n", "N",

@@ -18,7 +18,7 @@ type TokenType uint8
 // The token types.
 const (
 	TokKeyword     TokenType = iota // const, var, thread, if, true, …
-	TokType                         // int, bool, mutex, tid
+	TokType                         // int, bool, mutex, tid, cond
 	TokNumber                       // 42, 0x2A
 	TokString                       // "…" (assert messages)
 	TokComment                      // one line of a comment
@@ -158,12 +158,11 @@ func SemanticTokens(src *source.File, prog *analysis.Program) []Token {
 			return out
 		case t.Kind == grammar.COMMENT:
 			out = appendCommentLines(out, t)
-		case t.Kind == grammar.IDENT || t.Kind.IsReserved():
+		case t.Kind == grammar.IDENT || t.Kind.IsKeyword() && idents[t.Pos.Offset] != nil:
+			// (A keyword that the parser took as a name, after reporting
+			// it, is classified as the name.)
 			obj := idents[t.Pos.Offset]
 			if obj == nil {
-				if t.Kind != grammar.IDENT {
-					out = append(out, Token{Range: tokRange(t), Type: TokKeyword})
-				}
 				continue
 			}
 			tok := Token{Range: tokRange(t), Type: nameType(obj)}
@@ -178,7 +177,7 @@ func SemanticTokens(src *source.File, prog *analysis.Program) []Token {
 				tok.Mods |= ModModification
 			}
 			out = append(out, tok)
-		case grammar.INT_TYPE <= t.Kind && t.Kind <= grammar.TID_TYPE:
+		case t.Kind.IsType():
 			out = append(out, Token{Range: tokRange(t), Type: TokType})
 		case t.Kind.IsKeyword():
 			out = append(out, Token{Range: tokRange(t), Type: TokKeyword})
