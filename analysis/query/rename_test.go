@@ -40,6 +40,13 @@ func TestRename(t *testing.T) {
 		{"thread index", "var a [2]int\nthread w[‸i in 0..2] { a[i] = i }\n", "k", "var a [2]int\nthread w[k in 0..2] { a[k] = k }\n"},
 		{"proc and its spawns", "proc ‸p(n int) { }\nthread t { spawn p(1); var h tid = spawn p(2); join h }\n", "worker",
 			"proc worker(n int) { }\nthread t { spawn worker(1); var h tid = spawn worker(2); join h }\n"},
+		{"function and its calls, recursive ones included", "func ‸f(n int) int {\n    return f(n - 1)\n}\nthread t { var x int = f(1) + f(2); f(x) }\n", "g",
+			"func g(n int) int {\n    return g(n - 1)\n}\nthread t { var x int = g(1) + g(2); g(x) }\n"},
+		{"function parameter", "func f(‸n int) int {\n    return n * n\n}\n", "k", "func f(k int) int {\n    return k * k\n}\n"},
+		{"a function would collide with a shared variable", "var g int\nfunc ‸f() {\n}\n", "g",
+			"error: cannot rename f to g: shared variable g is already declared at 1:5 in the same scope"},
+		{"a function's local would hide the function", "func f() int {\n    var ‸a int = 1\n    return a\n}\n", "f",
+			"error: cannot rename a to f: it would hide the function f declared at 1:6"},
 
 		{"not an identifier", "var ‸x int\n", "2x", `error: "2x" is not a name`},
 		{"empty", "var ‸x int\n", "", "error: the new name is empty"},

@@ -23,7 +23,7 @@ const (
 	TokString                       // "…" (assert messages)
 	TokComment                      // one line of a comment
 	TokOperator                     // + - * / % && || ! == != < <= > >= = += -= ++ -- ..
-	TokSharedVar                    // a shared variable that is not atomic and not a mutex
+	TokSharedVar                    // a shared variable that is not atomic and not a mutex (condition variables included)
 	TokAtomicVar                    // a shared variable declared atomic
 	TokMutex                        // a mutex or array of mutexes
 	TokConst                        // a constant
@@ -32,6 +32,7 @@ const (
 	TokThreadIndex                  // the index of a thread array
 	TokThread                       // a thread or thread array
 	TokProc                         // a proc
+	TokFunc                         // a function
 	numTokenTypes
 )
 
@@ -51,6 +52,7 @@ var tokenTypeNames = [...]string{
 	TokThreadIndex: "threadIndex",
 	TokThread:      "thread",
 	TokProc:        "proc",
+	TokFunc:        "function",
 }
 
 // standardTypes is the LSP standard token type each type refines, for
@@ -71,6 +73,7 @@ var standardTypes = [...]string{
 	TokThreadIndex: "parameter",
 	TokThread:      "function",
 	TokProc:        "function",
+	TokFunc:        "function",
 }
 
 // TokenTypes returns every token type, in value order.
@@ -229,6 +232,8 @@ func nameType(obj *analysis.Object) TokenType {
 		return TokThread
 	case analysis.Proc:
 		return TokProc
+	case analysis.Func:
+		return TokFunc
 	}
 	return TokLocal
 }
