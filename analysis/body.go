@@ -5,10 +5,11 @@ import (
 	"weft/source"
 )
 
-// bodies checks the body of every thread and proc.
+// bodies checks the body of every thread, proc and function.
 func (c *checker) bodies(decls []grammar.Decl) {
 	p := c.p
-	nthreads, nprocs := 0, 0
+	nthreads, nprocs, nfuncs := 0, 0, 0
+	c.funcFacts = make(map[*Object]*funcFacts, len(p.Funcs))
 	for _, d := range decls {
 		switch d := d.(type) {
 		case *grammar.ThreadDecl:
@@ -29,17 +30,32 @@ func (c *checker) bodies(decls []grammar.Decl) {
 				c.nextSlot = len(obj.Params)
 				c.maxSlot = c.nextSlot
 			})
+		case *grammar.FuncDecl:
+			obj := p.Funcs[nfuncs]
+			nfuncs++
+			c.facts = &funcFacts{}
+			c.funcFacts[obj] = c.facts
+			c.body(obj, d.Body, func() {
+				for _, par := range obj.Params {
+					c.declare(par.Ident, par)
+				}
+				c.nextSlot = len(obj.Params)
+				c.maxSlot = c.nextSlot
+			})
+			c.missingReturn(obj, d.Body)
+			c.facts = nil
 		}
 	}
 }
 
-// body checks the body of a thread or proc; declareHeader declares the
-// thread index or the parameters in the body's outermost scope.
+// body checks the body of a thread, proc or function; declareHeader
+// declares the thread index or the parameters in the body's outermost
+// scope.
 func (c *checker) body(owner *Object, b *grammar.Block, declareHeader func()) {
 	c.inBody = true
 	c.owner = owner
 	c.nextSlot, c.maxSlot = 0, 0
-	c.loops, c.atomics = 0, 0
+	c.loops, c.atomics, c.whileCond, c.awaitCond = 0, 0, 0, 0
 	c.locals = c.locals[:0]
 	m := c.openScope()
 	declareHeader()
@@ -118,26 +134,45 @@ func (c *checker) stmt(s grammar.Stmt) {
 		if t != nil && t != Int {
 			c.errorf(s, CodeTypeMismatch, "%s needs an int variable, not %s", s.Op, t)
 		}
+		c.noteWrite(s, s.X)
 	case *grammar.LockStmt:
 		word := "lock"
 		if s.Unlock {
 			word = "unlock"
 		}
 		c.forbidInAtomic(s, word)
-		t, _ := c.expr(s.Mutex)
-		if t != nil && t != Mutex {
-			c.errorf(s.Mutex, CodeNotAMutex, "%s needs a mutex; %s has type %s", word, ExprString(s.Mutex), t)
-		}
+		c.noteStep(s, word, notInAtomic, notARead)
+		c.mutexOperand(s.Mutex, word)
 	case *grammar.SpawnStmt:
 		c.spawnCall(s.Call)
 	case *grammar.JoinStmt:
 		c.forbidInAtomic(s, "join")
+		c.noteStep(s, "join", notInAtomic, notARead)
 		t, _ := c.valueExpr(s.Thread)
 		if t != nil && t != Tid {
 			c.errorf(s.Thread, CodeNotATid, "join needs a thread (tid); %s has type %s", ExprString(s.Thread), t)
 		}
 	case *grammar.ReturnStmt:
-		c.forbidInAtomic(s, "return")
+		c.returnStmt(s)
+	case *grammar.WaitStmt:
+		c.forbidInAtomic(s, "wait")
+		c.noteStep(s, "wait", notInAtomic, notARead)
+		c.condOperand(s.Cond, "wait")
+		c.mutexOperand(s.Mutex, "wait")
+	case *grammar.SignalStmt:
+		word := "signal"
+		if s.Broadcast {
+			word = "broadcast"
+		}
+		c.forbidInAtomic(s, word)
+		c.noteStep(s, word, notInAtomic, notARead)
+		c.condOperand(s.Cond, word)
+	case *grammar.AwaitStmt:
+		c.forbidInAtomic(span{s.Await, advance(s.Await, len("await"))}, "await")
+		c.noteStep(s, "await", notInAtomic, notARead)
+		c.awaitCond++
+		c.cond(s.Cond, "await")
+		c.awaitCond--
 	case *grammar.AssertStmt:
 		c.cond(s.Cond, "assert")
 	case *grammar.AssumeStmt:
@@ -157,7 +192,9 @@ func (c *checker) stmt(s grammar.Stmt) {
 			c.stmt(s.Else)
 		}
 	case *grammar.WhileStmt:
+		c.whileCond++
 		c.cond(s.Cond, "while")
+		c.whileCond--
 		c.loops++
 		c.block(s.Body)
 		c.loops--
@@ -173,22 +210,50 @@ func (c *checker) stmt(s grammar.Stmt) {
 		}
 	case *grammar.AtomicStmt:
 		c.forbidInAtomic(span{s.Atomic, advance(s.Atomic, len("atomic"))}, "atomic")
+		c.noteStep(s, "an atomic block", notInAtomic, notARead)
 		c.atomics++
 		c.block(s.Body)
 		c.atomics--
 	case *grammar.ExprStmt:
-		if sp, ok := s.X.(*grammar.SpawnExpr); ok {
-			c.spawnCall(sp)
+		switch x := s.X.(type) {
+		case nil, *grammar.BadExpr:
 			return
-		}
-		if s.X == nil {
+		case *grammar.SpawnExpr:
+			c.spawnCall(x)
 			return
-		}
-		if _, bad := s.X.(*grammar.BadExpr); bad {
+		case *grammar.CallExpr:
+			c.call(x, false)
 			return
 		}
 		c.expr(s.X)
-		c.errorf(s, CodeNotAStatement, "%s is not a statement (only spawn can stand alone)", ExprString(s.X))
+		c.errorf(s, CodeNotAStatement, "%s is not a statement (only a spawn or a function call can stand alone)", ExprString(s.X))
+	}
+}
+
+// mutexOperand checks the mutex of lock, unlock, trylock or wait.
+func (c *checker) mutexOperand(e grammar.Expr, word string) {
+	t, _ := c.expr(e)
+	if t != nil && t != Mutex {
+		c.errorf(e, CodeNotAMutex, "%s needs a mutex; %s has type %s", word, ExprString(e), t)
+	}
+}
+
+// condOperand checks the condition variable of wait, signal or broadcast.
+func (c *checker) condOperand(e grammar.Expr, word string) {
+	t, _ := c.expr(e)
+	if t != nil && t != Cond {
+		c.errorf(e, CodeNotACond, "%s needs a condition variable (cond); %s has type %s", word, ExprString(e), t)
+	}
+}
+
+// noteWrite records, for the checks of calls, a write to target when it
+// is shared memory.
+func (c *checker) noteWrite(s grammar.Node, target grammar.Expr) {
+	if c.facts == nil {
+		return
+	}
+	if root := c.p.RootOf(target); root != nil && root.Kind == SharedVar {
+		c.noteStep(s, "a write to "+root.Name, notARead)
 	}
 }
 
@@ -241,6 +306,10 @@ func (c *checker) localVar(d *grammar.VarDecl) {
 		c.errorf(d.Type, CodeInvalidLocalType, "local variable %s cannot hold a mutex; declare mutexes at top level", obj.Name)
 		t = nil
 	}
+	if t != nil && ScalarOf(t) == Cond {
+		c.errorf(d.Type, CodeInvalidLocalType, "local variable %s cannot hold a condition variable; declare them at top level", obj.Name)
+		t = nil
+	}
 	obj.Type = t
 	if d.Init != nil {
 		if sp, ok := d.Init.(*grammar.SpawnExpr); ok {
@@ -269,17 +338,24 @@ func (c *checker) assign(s *grammar.AssignStmt) {
 		c.spawnCall(sp)
 		return
 	}
-	rt, _ := c.valueExpr(s.RHS)
+	rt, rv := c.valueExpr(s.RHS)
+	c.noteWrite(s, s.LHS)
 	switch s.Op {
 	case grammar.ASSIGN:
 		if lt != nil && rt != nil && !Identical(lt, rt) {
 			c.errorf(s.RHS, CodeTypeMismatch, "cannot assign a value of type %s to %s of type %s", rt, ExprString(s.LHS), lt)
 		}
-	case grammar.ADD_ASSIGN, grammar.SUB_ASSIGN:
+	default:
 		if lt != nil && lt != Int {
 			c.errorf(s.LHS, CodeTypeMismatch, "%s needs an int variable, not %s", s.Op, lt)
 		} else if rt != nil && rt != Int {
 			c.errorf(s.RHS, CodeTypeMismatch, "%s needs an int value, not %s", s.Op, rt)
+		} else if rv.IsInt() && rv.Int() == 0 && (s.Op == grammar.QUO_ASSIGN || s.Op == grammar.REM_ASSIGN) {
+			msg := "division by zero"
+			if s.Op == grammar.REM_ASSIGN {
+				msg = "modulo by zero"
+			}
+			c.report(s.RHS, c.runtimeSeverity(), CodeDivisionByZero, c.faultMessage(msg))
 		}
 	}
 }
@@ -295,6 +371,10 @@ func (c *checker) assignTarget(e grammar.Expr) Type {
 	case Basic:
 		if t == Mutex {
 			c.errorf(e, CodeNotAssignable, "cannot assign to mutex %s; use lock and unlock", ExprString(e))
+			return nil
+		}
+		if t == Cond {
+			c.errorf(e, CodeNotAssignable, "cannot assign to condition variable %s; use wait, signal and broadcast", ExprString(e))
 			return nil
 		}
 	}
@@ -338,6 +418,7 @@ func (c *checker) spawnCall(s *grammar.SpawnExpr) {
 		return
 	}
 	c.forbidInAtomic(s, "spawn")
+	c.noteStep(s, "spawn", notInAtomic, notARead)
 	var proc *Object
 	if id := s.Proc; id != nil && id.Name != "" {
 		if b, ok := c.names[id.Name]; !ok {

@@ -43,6 +43,7 @@ func Check(file *grammar.File) (prog *Program) {
 		c.constants()
 		c.headers(file.Decls)
 		c.bodies(file.Decls)
+		c.checkCalls()
 	}
 	c.finish()
 	return p
@@ -87,6 +88,16 @@ type checker struct {
 	locals   []*Object
 	// constCtx > 0 while evaluating an expression that must be constant.
 	constCtx int
+	// whileCond and awaitCond are > 0 inside the condition of a while
+	// loop and of an await.
+	whileCond, awaitCond int
+	// facts of the function whose body is being checked (nil in a thread
+	// or proc body), and of every function.
+	facts     *funcFacts
+	funcFacts map[*Object]*funcFacts
+	// calls are the calls whose callee's steps must be checked once every
+	// body has been (see checkCalls).
+	calls []callSite
 	// curConst is the constant whose value is being evaluated.
 	curConst *Object
 
@@ -244,6 +255,11 @@ func (c *checker) collect(decls []grammar.Decl) {
 				Body: d.Body, Offset: -1, Slot: -1}
 			p.Procs = append(p.Procs, obj)
 			c.declareTop(d.Name, obj)
+		case *grammar.FuncDecl:
+			obj := &Object{Kind: Func, Name: identName(d.Name), Ident: d.Name, Decl: d,
+				Body: d.Body, Offset: -1, Slot: -1}
+			p.Funcs = append(p.Funcs, obj)
+			c.declareTop(d.Name, obj)
 		}
 	}
 }
@@ -289,14 +305,19 @@ func (c *checker) constants() {
 }
 
 // headers lays out the shared variables, instantiates the threads and
-// checks the procs' parameters.
+// checks the parameters of procs and functions and the functions'
+// results.
 func (c *checker) headers(decls []grammar.Decl) {
 	p := c.p
-	nprocs := 0
+	nprocs, nfuncs := 0, 0
 	for _, d := range decls {
-		if d, ok := d.(*grammar.ProcDecl); ok {
-			c.procHeader(p.Procs[nprocs], d)
+		switch d := d.(type) {
+		case *grammar.ProcDecl:
+			c.params(p.Procs[nprocs], d.Params)
 			nprocs++
+		case *grammar.FuncDecl:
+			c.funcHeader(p.Funcs[nfuncs], d)
+			nfuncs++
 		}
 	}
 	nshared, nthreads := 0, 0
@@ -334,7 +355,7 @@ func (c *checker) sharedVar(obj *Object, d *grammar.VarDecl) {
 		return
 	}
 	var words []int64
-	if t != nil && t != Mutex {
+	if t != nil && t != Mutex && t != Cond {
 		words = make([]int64, 0, min(SizeOf(t), 1024))
 	}
 	c.constCtx++
@@ -393,22 +414,44 @@ func (c *checker) threadHeader(obj *Object, d *grammar.ThreadDecl) {
 	}
 }
 
-func (c *checker) procHeader(obj *Object, d *grammar.ProcDecl) {
-	obj.Params = make([]*Object, 0, len(d.Params))
-	for _, par := range d.Params {
+// params checks the parameters of a proc or function: a proc's are int
+// or bool (a thread starts with them), a function's int, bool or tid.
+func (c *checker) params(obj *Object, params []*grammar.Param) {
+	obj.Params = make([]*Object, 0, len(params))
+	for _, par := range params {
 		if par == nil {
 			continue
 		}
 		po := &Object{Kind: Param, Name: identName(par.Name), Ident: par.Name, Decl: par,
 			Offset: -1, Slot: len(obj.Params), Owner: obj}
 		t := c.typeExpr(par.Type)
-		if t != nil && t != Int && t != Bool {
+		switch {
+		case t == nil || t == Int || t == Bool:
+		case t == Tid && obj.Kind == Func:
+		case obj.Kind == Func:
+			c.errorf(par.Type, CodeInvalidParamType, "parameter %s has type %s; a function's parameters are int, bool or tid", po.Name, t)
+			t = nil
+		default:
 			c.errorf(par.Type, CodeInvalidParamType, "parameter %s has type %s; parameters are int or bool", po.Name, t)
 			t = nil
 		}
 		po.Type = t
 		obj.Params = append(obj.Params, po)
 	}
+}
+
+// funcHeader checks a function's parameters and result type.
+func (c *checker) funcHeader(obj *Object, d *grammar.FuncDecl) {
+	c.params(obj, d.Params)
+	if d.Result == nil {
+		return
+	}
+	t := c.typeExpr(d.Result)
+	if t != nil && t != Int && t != Bool && t != Tid {
+		c.errorf(d.Result, CodeInvalidResultType, "function %s returns %s; a function's result is int, bool or tid", obj.Name, t)
+		t = nil
+	}
+	obj.Result = t
 }
 
 // constInt evaluates an expression that must be an int constant.
@@ -443,6 +486,8 @@ func (c *checker) typeExpr(te grammar.TypeExpr) Type {
 			return Mutex
 		case grammar.TID_TYPE:
 			return Tid
+		case grammar.COND_TYPE:
+			return Cond
 		}
 	case *grammar.ArrayType:
 		n, ok := c.constInt(te.Len, "an array length")
@@ -508,6 +553,11 @@ func (c *checker) initializer(obj *Object, t Type, e grammar.Expr, shared bool, 
 	if t == Mutex {
 		c.expr(e)
 		c.errorf(e, CodeInitMismatch, "a mutex cannot be initialised; it starts unlocked")
+		return false
+	}
+	if t == Cond {
+		c.expr(e)
+		c.errorf(e, CodeInitMismatch, "a condition variable cannot be initialised; it starts with no waiters")
 		return false
 	}
 	vt, v := c.valueExpr(e)

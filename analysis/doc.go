@@ -13,8 +13,16 @@
 //
 // The Program it returns is what the lowering to the engine's program form
 // and the language server read: the objects of the file (constants, shared
-// variables, threads and their instances, procs), the Uses, Types and
-// ConstValues tables, and the memory layout (Object.Offset for shared
-// variables in a flat memory of Program.SharedSize int64 words, Object.Slot
-// for locals in a flat frame of Object.FrameSize words per thread or proc).
+// variables, threads and their instances, procs, functions), the Uses,
+// Types and ConstValues tables, and the memory layout (Object.Offset for
+// shared variables in a flat memory of Program.SharedSize int64 words,
+// Object.Slot for locals in a flat frame of Object.FrameSize words per
+// thread, proc or function).
+//
+// The static rules of language version 2 (docs/language.md) are checked
+// here too: a function's arguments and result, a missing return, the
+// places where choose, trylock, wait, signal, broadcast and await may not
+// appear (atomic blocks; while and await conditions), and the same rules
+// for calls, through every function a call may reach (recursion
+// included).
 package analysis

@@ -27,15 +27,23 @@ func (c *checker) record(e grammar.Expr, t Type, v Value) {
 }
 
 // valueExpr checks an expression whose value is used: like expr, but a
-// mutex is not a value.
+// mutex or a condition variable is not a value.
 func (c *checker) valueExpr(e grammar.Expr) (Type, Value) {
 	t, v := c.expr(e)
-	if t == Mutex {
+	switch t {
+	case Mutex:
 		c.errorf(e, CodeNotAValue, "mutex %s is not a value; it can only be locked and unlocked", ExprString(e))
+		return nil, badValue
+	case Cond:
+		c.errorf(e, CodeNotAValue, "condition variable %s is not a value; use it with wait, signal and broadcast", ExprString(e))
 		return nil, badValue
 	}
 	return t, v
 }
+
+// MaxChoose is the largest number of values a choose may take
+// (HI-LO): each is explored, one by one.
+const MaxChoose = 1 << 16
 
 // expr checks e and returns its type (nil if e is invalid; the problem has
 // been reported) and its value if e is constant.
@@ -80,8 +88,78 @@ func (c *checker) expr(e grammar.Expr) (Type, Value) {
 		c.errorf(e, CodeSpawnMisplaced, "spawn can only be a statement, the right-hand side of =, or the initial value of a tid variable")
 		c.spawnCall(e)
 		return nil, badValue
+	case *grammar.CallExpr:
+		return c.call(e, true)
+	case *grammar.TrylockExpr:
+		return c.trylock(e)
+	case *grammar.ChooseExpr:
+		return c.choose(e)
 	}
 	return nil, badValue // nil, *grammar.BadExpr
+}
+
+// trylock checks `trylock(M)`, a bool.
+func (c *checker) trylock(e *grammar.TrylockExpr) (Type, Value) {
+	c.forbidInAtomic(e, "trylock")
+	if c.awaitCond > 0 {
+		c.errorf(e, CodeAwaitForbidden, "an await condition may only read shared memory: trylock is not allowed in it")
+	}
+	c.noteStep(e, "trylock", notInAtomic, notARead)
+	c.mutexOperand(e.Mutex, "trylock")
+	if c.constCtx > 0 {
+		c.errorf(e, CodeNotConstant, "trylock is not a constant expression")
+		return nil, badValue
+	}
+	c.record(e, Bool, Value{})
+	return Bool, Value{}
+}
+
+// choose checks `choose LO..HI`: an int; LO and HI constant, with
+// 1 <= HI-LO <= MaxChoose; not inside atomic, in a while condition or in
+// an await condition.
+func (c *checker) choose(e *grammar.ChooseExpr) (Type, Value) {
+	switch {
+	case c.constCtx > 0:
+		c.errorf(e, CodeNotConstant, "choose is not a constant expression; it chooses a value when a thread runs it")
+	case c.atomics > 0:
+		c.forbidInAtomic(e, "choose")
+	case c.awaitCond > 0:
+		c.errorf(e, CodeAwaitForbidden, "an await condition may only read shared memory: choose is not allowed in it (choose before the await)")
+	case c.whileCond > 0:
+		c.errorf(e, CodeChooseMisplaced, "choose is not allowed in the condition of a while loop: it would choose again at every test (choose before the loop, or in its body)")
+	}
+	c.noteStep(e, "choose", notInAtomic, choosing, notARead)
+	lo, okLo := c.constInt(e.Lo, "the lower bound of choose")
+	var hi int64
+	okHi := false
+	if b, ok := e.Hi.(*grammar.BinaryExpr); ok && b.Op.Precedence() <= grammar.LEQ.Precedence() {
+		// choose 0..2 == 1 is choose 0..(2 == 1): everything after ..
+		// is the upper bound. Say so rather than only that it is a bool.
+		c.constCtx++
+		t, _ := c.valueExpr(e.Hi)
+		c.constCtx--
+		if t != nil && t != Int {
+			c.errorf(e.Hi, CodeTypeMismatch, "the upper bound of choose must be an int, not %s: everything after .. is the bound; "+
+				"write (choose LO..HI) %s … to compare the value chosen", t, b.Op)
+		}
+	} else {
+		hi, okHi = c.constInt(e.Hi, "the upper bound of choose")
+	}
+	if okLo && okHi {
+		n := hi - lo
+		switch {
+		case hi <= lo:
+			c.errorf(e, CodeChooseRange, "choose %d..%d has no value: the range is half-open, LO..HI takes LO … HI-1", lo, hi)
+		case n <= 0 || n > MaxChoose: // n <= 0: overflow
+			c.errorf(e, CodeChooseRange, "choose %d..%d has too many values: at most %d are explored one by one "+
+				"(large domains are for the symbolic mode of a later version of Weft)", lo, hi, MaxChoose)
+		}
+	}
+	if c.constCtx > 0 {
+		return nil, badValue
+	}
+	c.record(e, Int, Value{})
+	return Int, Value{}
 }
 
 func (c *checker) ident(id *grammar.Ident) (Type, Value) {
@@ -110,6 +188,9 @@ func (c *checker) ident(id *grammar.Ident) (Type, Value) {
 		return obj.Type, obj.Value
 	case Proc:
 		c.errorf(id, CodeNotAValue, "proc %s is not a value; start it with spawn %s(…)", obj.Name, obj.Name)
+		return nil, badValue
+	case Func:
+		c.errorf(id, CodeNotAValue, "function %s is not a value; call it: %s(…)", obj.Name, obj.Name)
 		return nil, badValue
 	case SharedVar, Thread, LocalVar, Param, LoopVar, ThreadIndex:
 		// Never constant. Where a constant is required, say so here: the
@@ -433,6 +514,24 @@ func writeExpr(b *strings.Builder, e grammar.Expr) {
 			b.WriteString(e.Proc.Name)
 		}
 		b.WriteString("(…)")
+	case *grammar.CallExpr:
+		if e.Func != nil {
+			b.WriteString(e.Func.Name)
+		}
+		if len(e.Args) == 0 {
+			b.WriteString("()")
+		} else {
+			b.WriteString("(…)")
+		}
+	case *grammar.TrylockExpr:
+		b.WriteString("trylock(")
+		writeExpr(b, e.Mutex)
+		b.WriteByte(')')
+	case *grammar.ChooseExpr:
+		b.WriteString("choose ")
+		writeExpr(b, e.Lo)
+		b.WriteString("..")
+		writeExpr(b, e.Hi)
 	default:
 		b.WriteString("…")
 	}

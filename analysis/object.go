@@ -11,11 +11,12 @@ const (
 	Const               // const N = 3: Value
 	SharedVar           // a top-level var: Type, Atomic, Offset, Init
 	LocalVar            // a var inside a thread or proc body: Type, Slot, Owner
-	Param               // a proc parameter: Type, Slot (params take slots 0, 1, … in order), Owner
+	Param               // a proc or func parameter: Type, Slot (params take slots 0, 1, … in order), Owner
 	LoopVar             // the variable of `for i in …`: int, read-only, Slot (and Slot+1 for the bound), Owner
 	ThreadIndex         // the w of `thread writer[w in 0..N]`: int, read-only, the instance's Index; no slot
 	Thread              // a declared thread or thread array: Type tid or [N]tid, Body, Instances
 	Proc                // a proc: Params, Body, FrameSize
+	Func                // a function: Params, Result, Body, FrameSize
 )
 
 var objKindNames = [...]string{
@@ -28,6 +29,7 @@ var objKindNames = [...]string{
 	ThreadIndex: "thread index",
 	Thread:      "thread",
 	Proc:        "proc",
+	Func:        "function",
 }
 
 func (k ObjKind) String() string {
@@ -46,12 +48,14 @@ type Object struct {
 	Ident *grammar.Ident // the declaring identifier
 	// Decl is the declaring node: *grammar.ConstDecl (Const), *grammar.VarDecl
 	// (SharedVar, LocalVar), *grammar.Param, *grammar.ForStmt (LoopVar),
-	// *grammar.ThreadDecl (Thread, ThreadIndex), *grammar.ProcDecl (Proc).
+	// *grammar.ThreadDecl (Thread, ThreadIndex), *grammar.ProcDecl (Proc),
+	// *grammar.FuncDecl (Func).
 	Decl grammar.Node
 	// Type is the object's type; nil when its declaration is invalid (uses
 	// of such an object are not reported again). Thread: Tid for a single
 	// thread, [HI-LO]tid for a thread array (indexed by instance index:
-	// worker[LO] is the first element). Proc: nil.
+	// worker[LO] is the first element). Proc, Func: nil (a function's
+	// result type is Result).
 	Type Type
 
 	// Const: the constant's value (the zero Value if it could not be
@@ -69,11 +73,11 @@ type Object struct {
 	// scopes may share slots, so a declaration must (re)initialise its
 	// slots: zero, or its initialiser.
 	Slot int
-	// LocalVar, Param, LoopVar, ThreadIndex: the Thread or Proc whose body
-	// declares the object.
+	// LocalVar, Param, LoopVar, ThreadIndex: the Thread, Proc or Func
+	// whose body declares the object.
 	Owner *Object
 
-	// Thread, Proc.
+	// Thread, Proc, Func.
 	Body      *grammar.Block
 	FrameSize int // slots needed by the body's params, locals and loops
 
@@ -83,11 +87,22 @@ type Object struct {
 	Lo, Hi    int64             // bounds of a thread array: instances Lo … Hi-1
 	Instances []*ThreadInstance // the instances, in index order
 
-	// Proc.
+	// Proc, Func.
 	Params []*Object
+
+	// Func: the result type; nil when the function has none (see
+	// HasResult) or when the declared one is invalid.
+	Result Type
 
 	used  bool // a LocalVar was read
 	state int8 // Const: 0 not yet evaluated, 1 evaluating, 2 done
+}
+
+// HasResult reports whether a function is declared with a result type
+// (valid or not).
+func (o *Object) HasResult() bool {
+	d, ok := o.Decl.(*grammar.FuncDecl)
+	return ok && o.Kind == Func && d.Result != nil
 }
 
 // IsReadOnly reports whether the object can never be assigned.

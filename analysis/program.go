@@ -25,6 +25,7 @@ type Program struct {
 	// in declaration order.
 	ThreadObjects []*Object
 	Procs         []*Object // procs, in declaration order
+	Funcs         []*Object // functions, in declaration order
 
 	// SharedSize is the number of words of shared memory; every shared
 	// variable's words are [Offset, Offset+SizeOf(Type)).
@@ -46,8 +47,8 @@ type Program struct {
 // HasErrors reports whether some diagnostic is an error.
 func (p *Program) HasErrors() bool { return source.HasErrors(p.Diagnostics) }
 
-// Lookup returns the top-level object (constant, shared variable, thread
-// or proc) named name, or nil.
+// Lookup returns the top-level object (constant, shared variable, thread,
+// proc or function) named name, or nil.
 func (p *Program) Lookup(name string) *Object { return p.top[name] }
 
 // IdentAt returns the identifier that covers pos (start included, end

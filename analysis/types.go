@@ -9,7 +9,7 @@ type Type interface {
 	isType()
 }
 
-// Basic is one of the four scalar types of Weft. Each takes one word.
+// Basic is one of the five scalar types of Weft. Each takes one word.
 type Basic int
 
 // The basic types.
@@ -18,6 +18,7 @@ const (
 	Bool                   // true or false, stored as 1 or 0
 	Mutex                  // a lock
 	Tid                    // a thread handle
+	Cond                   // a condition variable (shared only); its word counts the threads waiting on it
 )
 
 func (Basic) isType() {}
@@ -32,6 +33,8 @@ func (b Basic) String() string {
 		return "mutex"
 	case Tid:
 		return "tid"
+	case Cond:
+		return "cond"
 	}
 	return "invalid"
 }

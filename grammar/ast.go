@@ -37,7 +37,7 @@ func (c *Comment) End() source.Pos { return c.Stop }
 // Declarations
 
 // Decl is a top-level declaration: *ConstDecl, *VarDecl, *ThreadDecl,
-// *ProcDecl or *BadDecl.
+// *ProcDecl, *FuncDecl or *BadDecl.
 type Decl interface {
 	Node
 	declNode()
@@ -83,7 +83,18 @@ type ProcDecl struct {
 	Body   *Block
 }
 
-// Param is one parameter of a proc.
+// FuncDecl is `func Name(P1 T1, …) [Result] Body`. Result is nil for a
+// function without a result.
+type FuncDecl struct {
+	Func   source.Pos
+	Name   *Ident
+	Params []*Param
+	Rparen source.Pos
+	Result TypeExpr
+	Body   *Block
+}
+
+// Param is one parameter of a proc or func.
 type Param struct {
 	Name *Ident
 	Type TypeExpr
@@ -110,6 +121,8 @@ func (d *ThreadDecl) Pos() source.Pos { return d.Thread }
 func (d *ThreadDecl) End() source.Pos { return d.Body.End() }
 func (d *ProcDecl) Pos() source.Pos   { return d.Proc }
 func (d *ProcDecl) End() source.Pos   { return d.Body.End() }
+func (d *FuncDecl) Pos() source.Pos   { return d.Func }
+func (d *FuncDecl) End() source.Pos   { return d.Body.End() }
 func (p *Param) Pos() source.Pos      { return p.Name.Pos() }
 func (p *Param) End() source.Pos      { return endOf(p.Type, p.Name) }
 func (d *BadDecl) Pos() source.Pos    { return d.From }
@@ -119,6 +132,7 @@ func (*ConstDecl) declNode()  {}
 func (*VarDecl) declNode()    {}
 func (*ThreadDecl) declNode() {}
 func (*ProcDecl) declNode()   {}
+func (*FuncDecl) declNode()   {}
 func (*BadDecl) declNode()    {}
 
 // endOf returns the end of the first non-nil node (used where a child may
@@ -151,10 +165,10 @@ type TypeExpr interface {
 	typeNode()
 }
 
-// NamedType is one of the keywords int, bool, mutex, tid.
+// NamedType is one of the keywords int, bool, mutex, tid, cond.
 type NamedType struct {
 	NamePos source.Pos
-	Kind    Kind // INT_TYPE, BOOL_TYPE, MUTEX_TYPE or TID_TYPE
+	Kind    Kind // INT_TYPE, BOOL_TYPE, MUTEX_TYPE, TID_TYPE or COND_TYPE
 }
 
 // ArrayType is `[Len]Elem`.
@@ -182,7 +196,7 @@ func advance(p source.Pos, n int) source.Pos {
 // ---------------------------------------------------------------------------
 // Statements
 
-// Stmt is a statement inside a thread or proc body.
+// Stmt is a statement inside a thread, proc or func body.
 type Stmt interface {
 	Node
 	stmtNode()
@@ -200,8 +214,9 @@ type DeclStmt struct {
 	Decl *VarDecl
 }
 
-// AssignStmt is `LHS Op RHS` with Op one of ASSIGN, ADD_ASSIGN, SUB_ASSIGN.
-// RHS may be a *SpawnExpr when Op is ASSIGN.
+// AssignStmt is `LHS Op RHS` with Op an assignment operator (ASSIGN,
+// ADD_ASSIGN, SUB_ASSIGN, MUL_ASSIGN, QUO_ASSIGN, REM_ASSIGN; see
+// Kind.IsAssignOp). RHS may be a *SpawnExpr when Op is ASSIGN.
 type AssignStmt struct {
 	LHS   Expr
 	OpPos source.Pos
@@ -235,9 +250,31 @@ type JoinStmt struct {
 	Thread Expr
 }
 
-// ReturnStmt is `return`.
+// ReturnStmt is `return` or `return Result` (Result nil for the first).
 type ReturnStmt struct {
 	Return source.Pos
+	Result Expr
+}
+
+// WaitStmt is `wait(Cond, Mutex)`.
+type WaitStmt struct {
+	Wait        source.Pos
+	Cond, Mutex Expr
+	Rparen      source.Pos
+}
+
+// SignalStmt is `signal(Cond)` or `broadcast(Cond)`.
+type SignalStmt struct {
+	Keyword   source.Pos
+	Broadcast bool
+	Cond      Expr
+	Rparen    source.Pos
+}
+
+// AwaitStmt is `await Cond`.
+type AwaitStmt struct {
+	Await source.Pos
+	Cond  Expr
 }
 
 // AssertStmt is `assert Cond [, Message]`.
@@ -291,9 +328,9 @@ type AtomicStmt struct {
 	Body   *Block
 }
 
-// ExprStmt is an expression used as a statement. Only a spawn is valid
-// there; the parser keeps other expressions in an ExprStmt so that the
-// analysis can report them with a precise message.
+// ExprStmt is an expression used as a statement. Only a spawn or a
+// function call is valid there; the parser keeps other expressions in an
+// ExprStmt so that the analysis can report them with a precise message.
 type ExprStmt struct {
 	X Expr
 }
@@ -338,7 +375,28 @@ func (s *SpawnStmt) End() source.Pos  { return s.Call.End() }
 func (s *JoinStmt) Pos() source.Pos   { return s.Join }
 func (s *JoinStmt) End() source.Pos   { return endOf(s.Thread, nil) }
 func (s *ReturnStmt) Pos() source.Pos { return s.Return }
-func (s *ReturnStmt) End() source.Pos { return advance(s.Return, len("return")) }
+func (s *ReturnStmt) End() source.Pos {
+	if s.Result != nil {
+		return s.Result.End()
+	}
+	return advance(s.Return, len("return"))
+}
+func (s *WaitStmt) Pos() source.Pos { return s.Wait }
+func (s *WaitStmt) End() source.Pos {
+	if s.Rparen.IsValid() {
+		return advance(s.Rparen, 1)
+	}
+	return endOf(s.Mutex, s.Cond)
+}
+func (s *SignalStmt) Pos() source.Pos { return s.Keyword }
+func (s *SignalStmt) End() source.Pos {
+	if s.Rparen.IsValid() {
+		return advance(s.Rparen, 1)
+	}
+	return s.Cond.End()
+}
+func (s *AwaitStmt) Pos() source.Pos  { return s.Await }
+func (s *AwaitStmt) End() source.Pos  { return s.Cond.End() }
 func (s *AssertStmt) Pos() source.Pos { return s.Assert }
 func (s *AssertStmt) End() source.Pos {
 	if s.Message != nil {
@@ -386,6 +444,9 @@ func (*LockStmt) stmtNode()   {}
 func (*SpawnStmt) stmtNode()  {}
 func (*JoinStmt) stmtNode()   {}
 func (*ReturnStmt) stmtNode() {}
+func (*WaitStmt) stmtNode()   {}
+func (*SignalStmt) stmtNode() {}
+func (*AwaitStmt) stmtNode()  {}
 func (*AssertStmt) stmtNode() {}
 func (*AssumeStmt) stmtNode() {}
 func (*IfStmt) stmtNode()     {}
@@ -480,6 +541,30 @@ type SpawnExpr struct {
 	Rparen source.Pos
 }
 
+// CallExpr is a function call `Func(Args)`.
+type CallExpr struct {
+	Func   *Ident
+	Lparen source.Pos
+	Args   []Expr
+	Rparen source.Pos
+}
+
+// TrylockExpr is `trylock(Mutex)`, a bool.
+type TrylockExpr struct {
+	Trylock source.Pos
+	Mutex   Expr
+	Rparen  source.Pos
+}
+
+// ChooseExpr is `choose Lo..Hi`: an int of the half-open range, each value
+// explored. Hi extends as far as an expression goes (`choose 0..N + 1`
+// chooses among 0 … N), so a choose that is the left operand of an
+// operator is written in parentheses.
+type ChooseExpr struct {
+	Choose source.Pos
+	Lo, Hi Expr
+}
+
 // BadExpr stands for an expression that could not be parsed.
 type BadExpr struct {
 	From, To source.Pos
@@ -496,31 +581,40 @@ func (e *BoolLit) End() source.Pos {
 	}
 	return advance(e.ValuePos, 5)
 }
-func (e *StringLit) Pos() source.Pos  { return e.ValuePos }
-func (e *StringLit) End() source.Pos  { return e.EndPos }
-func (e *IndexExpr) Pos() source.Pos  { return e.X.Pos() }
-func (e *IndexExpr) End() source.Pos  { return advance(e.Rbrack, 1) }
-func (e *ParenExpr) Pos() source.Pos  { return e.Lparen }
-func (e *ParenExpr) End() source.Pos  { return advance(e.Rparen, 1) }
-func (e *UnaryExpr) Pos() source.Pos  { return e.OpPos }
-func (e *UnaryExpr) End() source.Pos  { return e.X.End() }
-func (e *BinaryExpr) Pos() source.Pos { return e.X.Pos() }
-func (e *BinaryExpr) End() source.Pos { return e.Y.End() }
-func (e *InitList) Pos() source.Pos   { return e.Lbrace }
-func (e *InitList) End() source.Pos   { return advance(e.Rbrace, 1) }
-func (e *SpawnExpr) Pos() source.Pos  { return e.Spawn }
-func (e *SpawnExpr) End() source.Pos  { return advance(e.Rparen, 1) }
-func (e *BadExpr) Pos() source.Pos    { return e.From }
-func (e *BadExpr) End() source.Pos    { return e.To }
+func (e *StringLit) Pos() source.Pos   { return e.ValuePos }
+func (e *StringLit) End() source.Pos   { return e.EndPos }
+func (e *IndexExpr) Pos() source.Pos   { return e.X.Pos() }
+func (e *IndexExpr) End() source.Pos   { return advance(e.Rbrack, 1) }
+func (e *ParenExpr) Pos() source.Pos   { return e.Lparen }
+func (e *ParenExpr) End() source.Pos   { return advance(e.Rparen, 1) }
+func (e *UnaryExpr) Pos() source.Pos   { return e.OpPos }
+func (e *UnaryExpr) End() source.Pos   { return e.X.End() }
+func (e *BinaryExpr) Pos() source.Pos  { return e.X.Pos() }
+func (e *BinaryExpr) End() source.Pos  { return e.Y.End() }
+func (e *InitList) Pos() source.Pos    { return e.Lbrace }
+func (e *InitList) End() source.Pos    { return advance(e.Rbrace, 1) }
+func (e *SpawnExpr) Pos() source.Pos   { return e.Spawn }
+func (e *SpawnExpr) End() source.Pos   { return advance(e.Rparen, 1) }
+func (e *CallExpr) Pos() source.Pos    { return e.Func.Pos() }
+func (e *CallExpr) End() source.Pos    { return advance(e.Rparen, 1) }
+func (e *TrylockExpr) Pos() source.Pos { return e.Trylock }
+func (e *TrylockExpr) End() source.Pos { return advance(e.Rparen, 1) }
+func (e *ChooseExpr) Pos() source.Pos  { return e.Choose }
+func (e *ChooseExpr) End() source.Pos  { return e.Hi.End() }
+func (e *BadExpr) Pos() source.Pos     { return e.From }
+func (e *BadExpr) End() source.Pos     { return e.To }
 
-func (*Ident) exprNode()      {}
-func (*IntLit) exprNode()     {}
-func (*BoolLit) exprNode()    {}
-func (*StringLit) exprNode()  {}
-func (*IndexExpr) exprNode()  {}
-func (*ParenExpr) exprNode()  {}
-func (*UnaryExpr) exprNode()  {}
-func (*BinaryExpr) exprNode() {}
-func (*InitList) exprNode()   {}
-func (*SpawnExpr) exprNode()  {}
-func (*BadExpr) exprNode()    {}
+func (*Ident) exprNode()       {}
+func (*IntLit) exprNode()      {}
+func (*BoolLit) exprNode()     {}
+func (*StringLit) exprNode()   {}
+func (*IndexExpr) exprNode()   {}
+func (*ParenExpr) exprNode()   {}
+func (*UnaryExpr) exprNode()   {}
+func (*BinaryExpr) exprNode()  {}
+func (*InitList) exprNode()    {}
+func (*SpawnExpr) exprNode()   {}
+func (*CallExpr) exprNode()    {}
+func (*TrylockExpr) exprNode() {}
+func (*ChooseExpr) exprNode()  {}
+func (*BadExpr) exprNode()     {}

@@ -12,6 +12,12 @@ import (
 
 // Diagnostic codes of the parser (the lexer's are in scanner.go).
 const (
+	// CodeKeywordAsName: a keyword written where a name is declared or
+	// used (`var lock int`); the message says to rename it.
+	CodeKeywordAsName = "keyword-as-name"
+	// CodeReservedKeyword is no longer reported: version 1 reserved
+	// cond, wait, signal, broadcast, choose and await for version 2,
+	// which gives them their meaning.
 	CodeReservedKeyword = "reserved-keyword"
 	CodeNestingTooDeep  = "nesting-too-deep"
 )
@@ -75,7 +81,7 @@ type parser struct {
 	bailed   bool   // nesting too deep: the rest of the file is skipped
 	eofQuiet bool   // an unterminated comment already explains the EOF
 	declCol  int    // column of the current top-level declaration keyword
-	bodyKind string // "thread" or "proc": the body being parsed
+	bodyKind string // "thread", "proc" or "func": the body being parsed
 	started  bool   // next has been called once
 }
 
@@ -322,20 +328,20 @@ func cut(x Expr) Expr { return &BadExpr{From: x.Pos(), To: x.End()} }
 func kindStartsStmt(k Kind) bool {
 	switch k {
 	case VAR, LOCK, UNLOCK, SPAWN, JOIN, RETURN, ASSERT, ASSUME, ATOMIC,
-		IF, WHILE, FOR, BREAK, CONTINUE:
+		IF, WHILE, FOR, BREAK, CONTINUE, WAIT, SIGNAL, BROADCAST, AWAIT:
 		return true
 	}
 	return false
 }
 
-// syncDecl skips to the next top-level declaration keyword: const, thread
-// and proc wherever they are, var when not inside braces (where it would
-// declare a local).
+// syncDecl skips to the next top-level declaration keyword: const,
+// thread, proc and func wherever they are, var when not inside braces
+// (where it would declare a local).
 func (p *parser) syncDecl() {
 	depth := 0
 	for {
 		switch p.tok.Kind {
-		case EOF, CONST, THREAD, PROC:
+		case EOF, CONST, THREAD, PROC, FUNC:
 			return
 		case VAR:
 			if depth == 0 {
@@ -357,7 +363,7 @@ func (p *parser) syncDecl() {
 // before it is taken to lack its closing brace.
 func (p *parser) closesBlock() bool {
 	switch p.tok.Kind {
-	case CONST, THREAD, PROC:
+	case CONST, THREAD, PROC, FUNC:
 		return p.tok.Pos.Col <= p.declCol
 	}
 	return false
@@ -424,13 +430,14 @@ func (p *parser) parseDecl() Decl {
 	case PROC:
 		p.bodyKind = "proc"
 		d = p.parseProcDecl()
+	case FUNC:
+		p.bodyKind = "func"
+		d = p.parseFuncDecl()
 	default:
 		if kindStartsStmt(start.Kind) || start.Kind == IDENT {
-			p.errorf("expected declaration (const, var, thread or proc), found %s: statements belong inside a thread or proc body", tokenDesc(start))
-		} else if start.Kind.IsReserved() {
-			p.errorAt(start, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", start.Text)
+			p.errorf("expected declaration (const, var, thread, proc or func), found %s: statements belong inside a thread, proc or func body", tokenDesc(start))
 		} else {
-			p.expected("declaration (const, var, thread or proc)")
+			p.expected("declaration (const, var, thread, proc or func)")
 		}
 		p.next()
 		p.syncDecl()
@@ -452,7 +459,7 @@ func (p *parser) parseDecl() Decl {
 func (p *parser) parseConstDecl() *ConstDecl {
 	d := &ConstDecl{Const: p.tok.Pos}
 	p.next()
-	d.Name = p.parseIdent("constant name")
+	d.Name = p.parseIdent("constant name", func(k Kind) bool { return k == ASSIGN })
 	if p.tok.Kind == ASSIGN {
 		p.next()
 		d.Value = p.parseExpr()
@@ -470,7 +477,7 @@ func (p *parser) parseConstDecl() *ConstDecl {
 func (p *parser) parseVarDecl() *VarDecl {
 	d := &VarDecl{Var: p.tok.Pos, Atomic: source.NoPos}
 	p.next()
-	d.Name = p.parseIdent("variable name")
+	d.Name = p.parseIdent("variable name", func(k Kind) bool { return k.IsType() || k == LBRACK || k == ATOMIC })
 	if p.tok.Kind == ATOMIC {
 		d.Atomic = p.tok.Pos
 		p.next()
@@ -493,10 +500,10 @@ func (p *parser) parseVarDecl() *VarDecl {
 func (p *parser) parseThreadDecl() *ThreadDecl {
 	d := &ThreadDecl{Thread: p.tok.Pos}
 	p.next()
-	d.Name = p.parseIdent("thread name")
+	d.Name = p.parseIdent("thread name", func(k Kind) bool { return k == LBRACE || k == LBRACK })
 	if p.tok.Kind == LBRACK {
 		p.next()
-		d.Index = p.parseIdent("index name")
+		d.Index = p.parseIdent("index name", isIn)
 		if p.tok.Kind == IN {
 			p.next()
 		} else {
@@ -514,46 +521,91 @@ func (p *parser) parseThreadDecl() *ThreadDecl {
 func (p *parser) parseProcDecl() *ProcDecl {
 	d := &ProcDecl{Proc: p.tok.Pos}
 	p.next()
-	d.Name = p.parseIdent("proc name")
-	if p.tok.Kind != LPAREN {
-		p.expected("'(' and the parameters")
-		d.Rparen = p.closerPos()
-	} else {
-		p.next()
-		for p.tok.Kind == IDENT || p.tok.Kind.IsReserved() {
-			prm := &Param{Name: p.parseIdent("parameter name")}
-			prm.Type = p.parseType()
-			d.Params = append(d.Params, prm)
-			if p.tok.Kind != COMMA {
-				break
-			}
-			p.next()
-		}
-		switch {
-		case p.tok.Kind == RPAREN:
-			d.Rparen = p.tok.Pos
-			p.next()
-		case p.prev.Kind == LPAREN || p.prev.Kind == COMMA:
-			p.expected("parameter name or ')'")
-			d.Rparen = p.closerPos()
-		default:
-			p.expected("',' or ')'")
-			d.Rparen = p.closerPos()
-		}
+	d.Name = p.parseIdent("proc name", isLparen)
+	d.Params, d.Rparen = p.parseParams()
+	d.Body = p.parseBlock()
+	return d
+}
+
+// parseFuncDecl parses `func NAME(PARAMS) [TYPE] BLOCK`.
+func (p *parser) parseFuncDecl() *FuncDecl {
+	d := &FuncDecl{Func: p.tok.Pos}
+	p.next()
+	d.Name = p.parseIdent("function name", isLparen)
+	d.Params, d.Rparen = p.parseParams()
+	if startsType(p.tok.Kind) {
+		d.Result = p.parseType()
 	}
 	d.Body = p.parseBlock()
 	return d
 }
 
-// parseIdent parses a name. A reserved keyword is reported and taken as the
-// name; anything else leaves an empty Ident at the end of the previous
-// token.
-func (p *parser) parseIdent(what string) *Ident {
+// parseParams parses the parameter list `(P1 T1, …)` of a proc or func
+// and returns it with the position of its `)`.
+func (p *parser) parseParams() ([]*Param, source.Pos) {
+	if p.tok.Kind != LPAREN {
+		p.expected("'(' and the parameters")
+		return nil, p.closerPos()
+	}
+	p.next()
+	var params []*Param
+	// A keyword followed by a name is more likely a type written first
+	// (int a) than a keyword used as a name.
+	typeNext := func(k Kind) bool { return k.IsType() || k == LBRACK }
+	for p.nameHere(typeNext) {
+		prm := &Param{Name: p.parseIdent("parameter name", typeNext)}
+		prm.Type = p.parseType()
+		params = append(params, prm)
+		if p.tok.Kind != COMMA {
+			break
+		}
+		p.next()
+	}
+	switch {
+	case p.tok.Kind == RPAREN:
+		pos := p.tok.Pos
+		p.next()
+		return params, pos
+	case p.prev.Kind == LPAREN || p.prev.Kind == COMMA:
+		p.expected("parameter name or ')'")
+	default:
+		p.expected("',' or ')'")
+	}
+	return params, p.closerPos()
+}
+
+func isLparen(k Kind) bool { return k == LPAREN }
+func isIn(k Kind) bool     { return k == IN }
+
+// startsType reports whether a token of kind k can start a type (a name
+// starts an unknown type, which parseType reports).
+func startsType(k Kind) bool { return k.IsType() || k == LBRACK || k == IDENT }
+
+// nameHere reports whether the current token is a name, or a keyword
+// written as one: a keyword followed by a token that follows reports true
+// for (what comes after the name in the construct being parsed).
+func (p *parser) nameHere(follows func(Kind) bool) bool {
+	switch k := p.tok.Kind; {
+	case k == IDENT:
+		return true
+	case k.IsKeyword():
+		return follows(p.peek().Kind)
+	}
+	return false
+}
+
+// parseIdent parses a name that is declared, or the proc or function a
+// spawn or a call names. A keyword followed by what follows the name
+// (follows reports true for the kind of the next token: `var lock int`) is
+// a keyword used as a name: it is reported, with a suggestion to rename
+// it, and taken as the name. Anything else leaves an empty Ident at the
+// end of the previous token.
+func (p *parser) parseIdent(what string, follows func(Kind) bool) *Ident {
 	t := p.tok
 	switch {
 	case t.Kind == IDENT:
-	case t.Kind.IsReserved():
-		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
+	case t.Kind.IsKeyword() && follows(p.peek().Kind):
+		p.keywordAsName(t)
 	case t.Kind.IsKeyword():
 		p.errorf("expected %s, found keyword %s", what, tokenDesc(t))
 		return p.emptyIdent()
@@ -563,6 +615,11 @@ func (p *parser) parseIdent(what string) *Ident {
 	}
 	p.next()
 	return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+}
+
+// keywordAsName reports the keyword t written as a name.
+func (p *parser) keywordAsName(t Token) {
+	p.errorAt(t, CodeKeywordAsName, "`%s` is a keyword and cannot be used as a name; rename it (e.g. `%s_`)", t.Text, t.Text)
 }
 
 func (p *parser) emptyIdent() *Ident {
@@ -581,7 +638,7 @@ func (p *parser) badExpr() *BadExpr {
 func (p *parser) parseType() TypeExpr {
 	t := p.tok
 	switch {
-	case INT_TYPE <= t.Kind && t.Kind <= TID_TYPE:
+	case t.Kind.IsType():
 		p.next()
 		return &NamedType{NamePos: t.Pos, Kind: t.Kind}
 	case t.Kind == LBRACK:
@@ -600,16 +657,12 @@ func (p *parser) parseType() TypeExpr {
 		p.expectClosing(RBRACK)
 		a.Elem = p.parseType()
 		return a
-	case t.Kind.IsReserved():
-		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
-		p.next()
-		return &BadExpr{From: t.Pos, To: t.End}
 	case t.Kind == IDENT:
-		p.errorf("unknown type %s: the types are int, bool, mutex, tid and arrays [N]T", tokenDesc(t))
+		p.errorf("unknown type %s: the types are int, bool, mutex, tid, cond and arrays [N]T", tokenDesc(t))
 		p.next()
 		return &BadExpr{From: t.Pos, To: t.End}
 	}
-	p.expected("type (int, bool, mutex, tid or [N]T)")
+	p.expected("type (int, bool, mutex, tid, cond or [N]T)")
 	return p.badExpr()
 }
 
@@ -688,10 +741,24 @@ func (p *parser) parseStmt() Stmt {
 		return &JoinStmt{Join: t.Pos, Thread: p.parseExpr()}
 	case RETURN:
 		p.next()
+		s := &ReturnStmt{Return: t.Pos}
 		if p.exprStart() {
-			p.errorf("'return' takes no value: it ends the thread")
+			s.Result = p.parseExpr()
 		}
-		return &ReturnStmt{Return: t.Pos}
+		return s
+	case WAIT:
+		s := &WaitStmt{Wait: t.Pos}
+		args, rparen, _ := p.parseBuiltinArgs("wait(CV, M)", 2)
+		s.Cond, s.Mutex, s.Rparen = args[0], args[1], rparen
+		return s
+	case SIGNAL, BROADCAST:
+		s := &SignalStmt{Keyword: t.Pos, Broadcast: t.Kind == BROADCAST}
+		args, rparen, _ := p.parseBuiltinArgs(t.Text+"(CV)", 1)
+		s.Cond, s.Rparen = args[0], rparen
+		return s
+	case AWAIT:
+		p.next()
+		return &AwaitStmt{Await: t.Pos, Cond: p.parseExpr()}
 	case ASSERT:
 		return p.parseAssertStmt()
 	case ASSUME:
@@ -716,17 +783,19 @@ func (p *parser) parseStmt() Stmt {
 		p.errorf("unexpected '{': a block may only follow if, else, while, for or atomic")
 		b := p.parseBlock()
 		return &BadStmt{From: t.Pos, To: b.End()}
-	case CONST, THREAD, PROC:
+	case CONST, THREAD, PROC, FUNC:
 		// Indented more than the enclosing declaration: a declaration
 		// written inside a body. Parse it whole so that its body's braces
 		// do not end ours.
-		what := map[Kind]string{CONST: "constants", THREAD: "threads", PROC: "procs"}[t.Kind]
+		what := map[Kind]string{CONST: "constants", THREAD: "threads", PROC: "procs", FUNC: "functions"}[t.Kind]
 		p.errorf("'%s' declaration inside a %s body: %s are declared at top level", t.Text, p.bodyKind, what)
 		switch t.Kind {
 		case CONST:
 			p.parseConstDecl()
 		case THREAD:
 			p.parseThreadDecl()
+		case FUNC:
+			p.parseFuncDecl()
 		default:
 			p.parseProcDecl()
 		}
@@ -756,17 +825,17 @@ func (p *parser) exprStart() bool { return kindStartsExpr(p.tok.Kind) }
 
 func kindStartsExpr(k Kind) bool {
 	switch k {
-	case IDENT, INT, TRUE, FALSE, LPAREN, SUB, NOT:
+	case IDENT, INT, TRUE, FALSE, LPAREN, SUB, NOT, TRYLOCK, CHOOSE:
 		return true
 	}
-	return k.IsReserved()
+	// A type keyword written as a name: parseOperand reports it.
+	return k.IsType()
 }
 
 func (p *parser) parseSimpleStmt() Stmt {
-	start := p.tok.Pos
 	x := p.parseExpr()
 	switch k := p.tok.Kind; k {
-	case ASSIGN, ADD_ASSIGN, SUB_ASSIGN:
+	case ASSIGN, ADD_ASSIGN, SUB_ASSIGN, MUL_ASSIGN, QUO_ASSIGN, REM_ASSIGN:
 		s := &AssignStmt{LHS: x, OpPos: p.tok.Pos, Op: k}
 		p.next()
 		if k == ASSIGN && p.tok.Kind == SPAWN {
@@ -779,14 +848,49 @@ func (p *parser) parseSimpleStmt() Stmt {
 		s := &IncDecStmt{X: x, OpPos: p.tok.Pos, Op: k}
 		p.next()
 		return s
-	case LPAREN:
-		if id, ok := x.(*Ident); ok {
-			p.errorf("unexpected '(' after '%s': Weft has no function calls (use 'spawn %s(…)' to start a proc)", id.Name, id.Name)
-			p.syncStmt()
-			return &BadStmt{From: start, To: p.lastEnd()}
-		}
 	}
 	return &ExprStmt{X: x}
+}
+
+// parseBuiltinArgs parses the parenthesised arguments after a keyword
+// such as wait (the current token): exactly n expressions, separated by
+// commas. form is how the call is written, for messages ("wait(CV, M)").
+// A missing argument is a BadExpr; a missing `)` is reported and placed
+// as expectClosing does. It also returns the greatest height of the
+// arguments.
+func (p *parser) parseBuiltinArgs(form string, n int) ([]Expr, source.Pos, int) {
+	kw := p.tok.Text
+	p.next()
+	args := make([]Expr, n)
+	h := 0
+	if p.tok.Kind != LPAREN {
+		p.errorf("expected '(' after '%s' (%s), found %s", kw, form, tokenDesc(p.tok))
+		for i := range args {
+			if i == 0 && p.exprStart() {
+				args[i], h = p.parseBinaryExpr(1)
+			} else {
+				args[i] = p.badExpr()
+			}
+		}
+		return args, p.closerPos(), h
+	}
+	p.next()
+	for i := range args {
+		if i > 0 {
+			if p.tok.Kind != COMMA {
+				p.errorf("expected ',' and the next argument of %s, found %s", form, tokenDesc(p.tok))
+				for ; i < n; i++ {
+					args[i] = p.badExpr()
+				}
+				break
+			}
+			p.next()
+		}
+		var ha int
+		args[i], ha = p.parseBinaryExpr(1)
+		h = max(h, ha)
+	}
+	return args, p.expectClosing(RPAREN), h
 }
 
 func (p *parser) parseLockStmt() *LockStmt {
@@ -898,7 +1002,7 @@ func (p *parser) parseIfStmt() *IfStmt {
 func (p *parser) parseForStmt() *ForStmt {
 	s := &ForStmt{For: p.tok.Pos}
 	p.next()
-	s.Var = p.parseIdent("loop variable")
+	s.Var = p.parseIdent("loop variable", isIn)
 	if p.tok.Kind == IN {
 		p.next()
 	} else {
@@ -985,11 +1089,43 @@ func (p *parser) parseOperand() (Expr, int) {
 	switch {
 	case t.Kind == IDENT:
 		p.next()
-		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}, 0
-	case t.Kind.IsReserved():
-		p.errorAt(t, CodeReservedKeyword, "'%s' is reserved for a later version of Weft", t.Text)
+		id := &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}
+		if p.tok.Kind == LPAREN {
+			return p.parseCallExpr(id)
+		}
+		return id, 0
+	case t.Kind.IsType():
+		// A type keyword where a value belongs: most likely a variable
+		// named tid, cond or mutex.
+		p.keywordAsName(t)
 		p.next()
 		return &Ident{NamePos: t.Pos, Name: t.Text, EndPos: t.End}, 0
+	case t.Kind == TRYLOCK:
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr(), 0
+		}
+		e := &TrylockExpr{Trylock: t.Pos}
+		args, rparen, h := p.parseBuiltinArgs("trylock(M)", 1)
+		e.Mutex, e.Rparen = args[0], rparen
+		return e, 1 + h
+	case t.Kind == CHOOSE:
+		defer func() { p.depth-- }()
+		if !p.enter() {
+			return p.badExpr(), 0
+		}
+		p.next()
+		e := &ChooseExpr{Choose: t.Pos}
+		var hl, hh int
+		e.Lo, hl = p.parseBinaryExpr(1)
+		if p.tok.Kind == RANGE {
+			p.next()
+			e.Hi, hh = p.parseBinaryExpr(1)
+		} else {
+			p.expected("'..' (choose LO..HI)")
+			e.Hi = p.badExpr()
+		}
+		return e, 1 + max(hl, hh)
 	case t.Kind == INT:
 		p.next()
 		return &IntLit{ValuePos: t.Pos, Raw: t.Text, EndPos: t.End}, 0
@@ -1018,10 +1154,33 @@ func (p *parser) parseOperand() (Expr, int) {
 	return p.badExpr(), 0
 }
 
+// parseCallExpr parses the arguments of a call of fn, the current token
+// being its `(`, and returns the call and its height.
+func (p *parser) parseCallExpr(fn *Ident) (Expr, int) {
+	defer func() { p.depth-- }()
+	if !p.enter() {
+		return p.badExpr(), 0
+	}
+	c := &CallExpr{Func: fn, Lparen: p.tok.Pos}
+	p.next()
+	h := 0
+	for p.tok.Kind != RPAREN && p.tok.Kind != EOF && p.tok.Kind != SEMICOLON {
+		a, ha := p.parseBinaryExpr(1)
+		c.Args = append(c.Args, a)
+		h = max(h, ha)
+		if p.tok.Kind != COMMA {
+			break
+		}
+		p.next()
+	}
+	c.Rparen = p.expectClosing(RPAREN)
+	return c, h + 1
+}
+
 func (p *parser) parseSpawnExpr() *SpawnExpr {
 	s := &SpawnExpr{Spawn: p.tok.Pos}
 	p.next()
-	s.Proc = p.parseIdent("proc name")
+	s.Proc = p.parseIdent("proc name", isLparen)
 	if p.tok.Kind != LPAREN {
 		p.expected("'(' and the arguments")
 		s.Rparen = p.closerPos()

@@ -170,6 +170,13 @@ func parseNodeLabel(n Node) string {
 		}
 	case *ProcDecl:
 		return name + " rparen@" + n.Rparen.String()
+	case *FuncDecl:
+		return name + " rparen@" + n.Rparen.String()
+	case *SignalStmt:
+		if n.Broadcast {
+			return name + " broadcast"
+		}
+		return name + " signal"
 	case *NamedType:
 		return name + " " + n.Kind.String()
 	case *Block:
@@ -307,7 +314,8 @@ func nestingLevel(n Node) bool {
 	switch n := n.(type) {
 	case *Block:
 		return n.Lbrace != n.Rbrace || len(n.Stmts) > 0
-	case *ParenExpr, *UnaryExpr, *BinaryExpr, *IndexExpr, *ArrayType, *InitList:
+	case *ParenExpr, *UnaryExpr, *BinaryExpr, *IndexExpr, *ArrayType, *InitList,
+		*CallExpr, *TrylockExpr, *ChooseExpr:
 		return true
 	}
 	return false
@@ -353,6 +361,9 @@ func checkRequiredChildren(bad func(string, ...any), n Node) {
 	case *ProcDecl:
 		missing("Name", n.Name == nil)
 		missing("Body", n.Body == nil)
+	case *FuncDecl:
+		missing("Name", n.Name == nil)
+		missing("Body", n.Body == nil)
 	case *Param:
 		missing("Name", n.Name == nil)
 		missing("Type", n.Type == nil)
@@ -372,6 +383,13 @@ func checkRequiredChildren(bad func(string, ...any), n Node) {
 		missing("Call", n.Call == nil)
 	case *JoinStmt:
 		missing("Thread", n.Thread == nil)
+	case *WaitStmt:
+		missing("Cond", n.Cond == nil)
+		missing("Mutex", n.Mutex == nil)
+	case *SignalStmt:
+		missing("Cond", n.Cond == nil)
+	case *AwaitStmt:
+		missing("Cond", n.Cond == nil)
 	case *AssertStmt:
 		missing("Cond", n.Cond == nil)
 	case *AssumeStmt:
@@ -403,6 +421,13 @@ func checkRequiredChildren(bad func(string, ...any), n Node) {
 		missing("Y", n.Y == nil)
 	case *SpawnExpr:
 		missing("Proc", n.Proc == nil)
+	case *CallExpr:
+		missing("Func", n.Func == nil)
+	case *TrylockExpr:
+		missing("Mutex", n.Mutex == nil)
+	case *ChooseExpr:
+		missing("Lo", n.Lo == nil)
+		missing("Hi", n.Hi == nil)
 	}
 }
 
@@ -427,7 +452,7 @@ thread t1 {
     c = 0
     var choose int
     c += 1
-    foo(1)
+    foo(1 c)
     if c > 0 { c = 1 }
     for i = 0..N { c = i }
     unlock(m)
@@ -452,8 +477,8 @@ thread t2 {
 		{10, "expected expression, found '='"},
 		{12, "expected a string message after ','"},
 		{14, "expected '{', found 'c'"},
-		{16, "'choose' is reserved for a later version of Weft"},
-		{18, "Weft has no function calls"},
+		{16, "`choose` is a keyword and cannot be used as a name"},
+		{18, "expected ')', found 'c'"},
 		{20, "expected 'in'"},
 		{22, "invalid character '#'"},
 		{29, "expected ')', found newline"},
@@ -547,6 +572,21 @@ var nestShapes = []nestShape{
 	{"spawn argument", func(k int) string {
 		return "proc p(n int) {\n}\nthread t {\n    spawn p(0" + rep(" + 1", k-1) + ")\n}\n"
 	}, "+"},
+	{"calls", func(k int) string {
+		return "thread t {\n    x = " + strings.Repeat("f(", k-1) + "0" + strings.Repeat(")", k-1) + "\n}\n"
+	}, "("},
+	{"call arguments", func(k int) string {
+		return "thread t {\n    f(1, 0" + rep(" + 1", k-2) + ")\n}\n"
+	}, "+"},
+	{"chooses", func(k int) string {
+		return "thread t {\n    x = " + strings.Repeat("choose 0..", k-1) + "1\n}\n"
+	}, "choose"},
+	{"choose bound", func(k int) string {
+		return "thread t {\n    x = choose 0..1" + rep(" + 1", k-2) + "\n}\n"
+	}, "+"},
+	{"trylocks", func(k int) string {
+		return "thread t {\n    b = " + strings.Repeat("trylock(", k-1) + "m" + strings.Repeat(")", k-1) + "\n}\n"
+	}, "trylock"},
 	{"ifs", func(k int) string {
 		return "var x int\nthread t {\n" + rep("if x == %d {\n", k-1) + "x = 1\n" + strings.Repeat("}\n", k-1) + "}\n"
 	}, "{ =="},

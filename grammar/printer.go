@@ -13,7 +13,8 @@ package grammar
 //   - One space around binary operators, assignment operators, `=` in
 //     declarations, after commas and after keywords; none inside
 //     parentheses or brackets: `lock(m)`, `unlock(m)`, `spawn p(a, b)`,
-//     `x[i + 1]`, `[N]int`, `{1, 2, 3}`, `for i in 0..N`, `thread w[i in 0..N]`.
+//     `f(a, b)`, `wait(cv, m)`, `x[i + 1]`, `[N]int`, `{1, 2, 3}`,
+//     `for i in 0..N`, `thread w[i in 0..N]`, `choose 0..N`.
 //   - Parentheses are kept exactly as written, so the output parses to the
 //     same tree.
 //   - Blank lines between declarations, between statements and around
@@ -491,24 +492,20 @@ func (p *printer) decl(d Decl) {
 		p.posTok(d.Proc, "proc")
 		p.space()
 		p.ident(d.Name)
-		p.word("(")
-		for i, par := range d.Params {
-			if par == nil {
-				p.fail("missing parameter")
-			}
-			if i > 0 {
-				p.word(",")
-				p.space()
-			}
-			p.ident(par.Name)
-			p.space()
-			p.typ(par.Type)
-		}
-		if len(d.Params) > 0 {
-			p.trailingComma(d.Rparen.Offset)
-		}
-		p.posTok(d.Rparen, ")")
+		p.params(d.Params, d.Rparen)
 		p.space()
+		p.block(d.Body)
+	case *FuncDecl:
+		p.beginLine(d.Func)
+		p.posTok(d.Func, "func")
+		p.space()
+		p.ident(d.Name)
+		p.params(d.Params, d.Rparen)
+		p.space()
+		if d.Result != nil {
+			p.typ(d.Result)
+			p.space()
+		}
 		p.block(d.Body)
 	case *BadDecl:
 		p.fail("%s: syntax error", d.From)
@@ -516,6 +513,27 @@ func (p *printer) decl(d Decl) {
 		p.fail("unexpected declaration %T", d)
 	}
 	p.endLine()
+}
+
+// params prints `(P1 T1, …)`, the `)` at rparen.
+func (p *printer) params(params []*Param, rparen source.Pos) {
+	p.word("(")
+	for i, par := range params {
+		if par == nil {
+			p.fail("missing parameter")
+		}
+		if i > 0 {
+			p.word(",")
+			p.space()
+		}
+		p.ident(par.Name)
+		p.space()
+		p.typ(par.Type)
+	}
+	if len(params) > 0 {
+		p.trailingComma(rparen.Offset)
+	}
+	p.posTok(rparen, ")")
 }
 
 func (p *printer) varDecl(d *VarDecl) {
@@ -539,9 +557,7 @@ func (p *printer) varDecl(d *VarDecl) {
 func (p *printer) typ(t TypeExpr) {
 	switch t := t.(type) {
 	case *NamedType:
-		switch t.Kind {
-		case INT_TYPE, BOOL_TYPE, MUTEX_TYPE, TID_TYPE:
-		default:
+		if !t.Kind.IsType() {
 			p.fail("%s: not a type", t.NamePos)
 		}
 		p.posTok(t.NamePos, t.Kind.String())
@@ -616,9 +632,7 @@ func (p *printer) stmtBody(s Stmt) {
 	case *AssignStmt:
 		p.expr(s.LHS)
 		p.space()
-		switch s.Op {
-		case ASSIGN, ADD_ASSIGN, SUB_ASSIGN:
-		default:
+		if !s.Op.IsAssignOp() {
 			p.fail("%s: not an assignment operator", s.OpPos)
 		}
 		p.posTok(s.OpPos, s.Op.String())
@@ -650,6 +664,31 @@ func (p *printer) stmtBody(s Stmt) {
 		p.expr(s.Thread)
 	case *ReturnStmt:
 		p.posTok(s.Return, "return")
+		if s.Result != nil {
+			p.space()
+			p.expr(s.Result)
+		}
+	case *WaitStmt:
+		p.posTok(s.Wait, "wait")
+		p.word("(")
+		p.expr(s.Cond)
+		p.word(",")
+		p.space()
+		p.expr(s.Mutex)
+		p.posTok(s.Rparen, ")")
+	case *SignalStmt:
+		kw := "signal"
+		if s.Broadcast {
+			kw = "broadcast"
+		}
+		p.posTok(s.Keyword, kw)
+		p.word("(")
+		p.expr(s.Cond)
+		p.posTok(s.Rparen, ")")
+	case *AwaitStmt:
+		p.posTok(s.Await, "await")
+		p.space()
+		p.expr(s.Cond)
 	case *AssertStmt:
 		p.posTok(s.Assert, "assert")
 		p.space()
@@ -821,17 +860,22 @@ func (p *printer) expr(e Expr) {
 		p.space()
 		p.ident(e.Proc)
 		p.word("(")
-		for i, x := range e.Args {
-			if i > 0 {
-				p.word(",")
-				p.space()
-			}
-			p.expr(x)
-		}
-		if len(e.Args) > 0 {
-			p.trailingComma(e.Rparen.Offset)
-		}
+		p.args(e.Args, e.Rparen)
+	case *CallExpr:
+		p.ident(e.Func)
+		p.posTok(e.Lparen, "(")
+		p.args(e.Args, e.Rparen)
+	case *TrylockExpr:
+		p.posTok(e.Trylock, "trylock")
+		p.word("(")
+		p.expr(e.Mutex)
 		p.posTok(e.Rparen, ")")
+	case *ChooseExpr:
+		p.posTok(e.Choose, "choose")
+		p.space()
+		p.expr(e.Lo)
+		p.word("..")
+		p.expr(e.Hi)
 	case *BadExpr:
 		p.fail("%s: syntax error", e.From)
 	case nil:
@@ -841,10 +885,35 @@ func (p *printer) expr(e Expr) {
 	}
 }
 
+// args prints the arguments of a spawn or call after its `(`, and the
+// `)` at rparen.
+func (p *printer) args(args []Expr, rparen source.Pos) {
+	for i, x := range args {
+		if i > 0 {
+			p.word(",")
+			p.space()
+		}
+		p.expr(x)
+	}
+	if len(args) > 0 {
+		p.trailingComma(rparen.Offset)
+	}
+	p.posTok(rparen, ")")
+}
+
 // operand prints e where an operand of at least precedence prec is needed.
 // Trees from the parser always satisfy this (it records parentheses as
-// ParenExpr); a tree built by hand gets the parentheses it needs.
+// ParenExpr); a tree built by hand gets the parentheses it needs. A
+// choose extends as far to the right as an expression goes: the parser
+// never makes one the left operand of anything, and a tree built by hand
+// gets parentheses around every choose that is an operand.
 func (p *printer) operand(e Expr, prec int) {
+	if _, ok := e.(*ChooseExpr); ok && p.src == nil {
+		p.emit("(")
+		p.expr(e)
+		p.emit(")")
+		return
+	}
 	if precedence(e) >= prec {
 		p.expr(e)
 		return

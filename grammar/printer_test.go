@@ -292,6 +292,29 @@ func TestFormatSynthesizedTree(t *testing.T) {
 	if want := "const K = (a + 1) * - -2\n"; string(out) != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
+
+	// A choose extends to the right as far as an expression goes: as an
+	// operand it is parenthesised, and the output parses to the same tree.
+	choose := &ChooseExpr{Choose: source.NoPos, Lo: lit("0"), Hi: &BinaryExpr{X: id("N"), OpPos: source.NoPos, Op: ADD, Y: lit("1")}}
+	body := &Block{Lbrace: source.NoPos, Rbrace: source.NoPos, Stmts: []Stmt{
+		&AssignStmt{LHS: id("x"), OpPos: source.NoPos, Op: MUL_ASSIGN,
+			RHS: &BinaryExpr{X: choose, OpPos: source.NoPos, Op: ADD, Y: &UnaryExpr{OpPos: source.NoPos, Op: SUB, X: choose}}},
+		&ReturnStmt{Return: source.NoPos, Result: &CallExpr{Func: id("f"), Lparen: source.NoPos, Args: []Expr{choose, lit("2")}, Rparen: source.NoPos}},
+	}}
+	file = &File{Decls: []Decl{&FuncDecl{Func: source.NoPos, Name: id("f"), Rparen: source.NoPos,
+		Params: []*Param{{Name: id("a"), Type: &NamedType{NamePos: source.NoPos, Kind: INT_TYPE}}},
+		Result: &NamedType{NamePos: source.NoPos, Kind: BOOL_TYPE}, Body: body}}}
+	out, err = Format(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "func f(a int) bool {\n    x *= (choose 0..N + 1) + -(choose 0..N + 1)\n    return f(choose 0..N + 1, 2)\n}\n"
+	if string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if _, diags := ParseFile("", out); source.HasErrors(diags) {
+		t.Errorf("the output does not parse: %v", diags)
+	}
 }
 
 // TestFormatLarge: a large file formats well. How fast is measured by

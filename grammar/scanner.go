@@ -197,7 +197,7 @@ func (s *Scanner) Next() Token {
 		if n := s.peek(1); n == '/' || n == '*' {
 			return s.scanComment(start)
 		}
-		kind = one(QUO)
+		kind = two('=', QUO_ASSIGN, QUO)
 	case '+':
 		if s.peek(1) == '+' {
 			kind = two('+', INC, ADD)
@@ -213,9 +213,9 @@ func (s *Scanner) Next() Token {
 			kind = two('=', SUB_ASSIGN, SUB)
 		}
 	case '*':
-		kind = one(MUL)
+		kind = two('=', MUL_ASSIGN, MUL)
 	case '%':
-		kind = one(REM)
+		kind = two('=', REM_ASSIGN, REM)
 	case '&':
 		kind = two('&', LAND, ILLEGAL)
 		if kind == ILLEGAL {
@@ -325,7 +325,7 @@ func (s *Scanner) scanIdent(start source.Pos) Token {
 	}
 	switch t.Kind {
 	case IDENT, TRUE, FALSE, RETURN, BREAK, CONTINUE,
-		INT_TYPE, BOOL_TYPE, MUTEX_TYPE, TID_TYPE:
+		INT_TYPE, BOOL_TYPE, MUTEX_TYPE, TID_TYPE, COND_TYPE:
 		s.insertSemi = true
 	default:
 		s.insertSemi = false

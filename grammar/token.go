@@ -34,6 +34,9 @@ const (
 	ASSIGN     // =
 	ADD_ASSIGN // +=
 	SUB_ASSIGN // -=
+	MUL_ASSIGN // *=
+	QUO_ASSIGN // /=
+	REM_ASSIGN // %=
 	INC        // ++
 	DEC        // --
 	LPAREN     // (
@@ -51,11 +54,18 @@ const (
 	VAR
 	THREAD
 	PROC
+	FUNC
 	SPAWN
 	JOIN
 	RETURN
 	LOCK
 	UNLOCK
+	TRYLOCK
+	WAIT
+	SIGNAL
+	BROADCAST
+	AWAIT
+	CHOOSE
 	ASSERT
 	ASSUME
 	ATOMIC
@@ -70,16 +80,9 @@ const (
 	BOOL_TYPE  // bool
 	MUTEX_TYPE // mutex
 	TID_TYPE   // tid
+	COND_TYPE  // cond
 	TRUE
 	FALSE
-	// Reserved for version 2 of the language: lexed as keywords so that
-	// nobody can use them as names today.
-	COND
-	WAIT
-	SIGNAL
-	BROADCAST
-	CHOOSE
-	AWAIT
 	keywordEnd
 )
 
@@ -89,17 +92,17 @@ var kindText = [...]string{
 	ADD: "+", SUB: "-", MUL: "*", QUO: "/", REM: "%",
 	LAND: "&&", LOR: "||", NOT: "!",
 	EQL: "==", NEQ: "!=", LSS: "<", LEQ: "<=", GTR: ">", GEQ: ">=",
-	ASSIGN: "=", ADD_ASSIGN: "+=", SUB_ASSIGN: "-=", INC: "++", DEC: "--",
+	ASSIGN: "=", ADD_ASSIGN: "+=", SUB_ASSIGN: "-=", MUL_ASSIGN: "*=", QUO_ASSIGN: "/=", REM_ASSIGN: "%=",
+	INC: "++", DEC: "--",
 	LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]", LBRACE: "{", RBRACE: "}",
 	COMMA: ",", SEMICOLON: ";", RANGE: "..",
-	CONST: "const", VAR: "var", THREAD: "thread", PROC: "proc", SPAWN: "spawn",
-	JOIN: "join", RETURN: "return", LOCK: "lock", UNLOCK: "unlock",
+	CONST: "const", VAR: "var", THREAD: "thread", PROC: "proc", FUNC: "func", SPAWN: "spawn",
+	JOIN: "join", RETURN: "return", LOCK: "lock", UNLOCK: "unlock", TRYLOCK: "trylock",
+	WAIT: "wait", SIGNAL: "signal", BROADCAST: "broadcast", AWAIT: "await", CHOOSE: "choose",
 	ASSERT: "assert", ASSUME: "assume", ATOMIC: "atomic", IF: "if", ELSE: "else",
 	WHILE: "while", FOR: "for", IN: "in", BREAK: "break", CONTINUE: "continue",
-	INT_TYPE: "int", BOOL_TYPE: "bool", MUTEX_TYPE: "mutex", TID_TYPE: "tid",
+	INT_TYPE: "int", BOOL_TYPE: "bool", MUTEX_TYPE: "mutex", TID_TYPE: "tid", COND_TYPE: "cond",
 	TRUE: "true", FALSE: "false",
-	COND: "cond", WAIT: "wait", SIGNAL: "signal", BROADCAST: "broadcast",
-	CHOOSE: "choose", AWAIT: "await",
 }
 
 func (k Kind) String() string {
@@ -109,11 +112,35 @@ func (k Kind) String() string {
 	return "token(?)"
 }
 
-// IsKeyword reports whether k is a keyword (reserved ones included).
+// IsKeyword reports whether k is a keyword. Language version 2 has no
+// reserved words: every keyword means something, and none can be a name.
 func (k Kind) IsKeyword() bool { return keywordBeg < k && k < keywordEnd }
 
-// IsReserved reports whether k is a keyword reserved for a later version.
-func (k Kind) IsReserved() bool { return COND <= k && k <= AWAIT }
+// IsType reports whether k names a basic type: int, bool, mutex, tid or
+// cond.
+func (k Kind) IsType() bool { return INT_TYPE <= k && k <= COND_TYPE }
+
+// IsAssignOp reports whether k is an assignment operator: =, +=, -=, *=,
+// /= or %=.
+func (k Kind) IsAssignOp() bool { return k == ASSIGN || ADD_ASSIGN <= k && k <= REM_ASSIGN }
+
+// BinaryOp returns the binary operator of a compound assignment (ADD for
+// +=, …), or ILLEGAL for any other kind.
+func (k Kind) BinaryOp() Kind {
+	switch k {
+	case ADD_ASSIGN:
+		return ADD
+	case SUB_ASSIGN:
+		return SUB
+	case MUL_ASSIGN:
+		return MUL
+	case QUO_ASSIGN:
+		return QUO
+	case REM_ASSIGN:
+		return REM
+	}
+	return ILLEGAL
+}
 
 var keywords = func() map[string]Kind {
 	m := make(map[string]Kind)

@@ -40,6 +40,13 @@ func inspectNode(n Node, f func(Node) bool) {
 			inspectNode(prm, f)
 		}
 		inspectNode(n.Body, f)
+	case *FuncDecl:
+		inspectNode(n.Name, f)
+		for _, prm := range n.Params {
+			inspectNode(prm, f)
+		}
+		inspectNode(n.Result, f)
+		inspectNode(n.Body, f)
 	case *Param:
 		inspectNode(n.Name, f)
 		inspectNode(n.Type, f)
@@ -63,6 +70,15 @@ func inspectNode(n Node, f func(Node) bool) {
 		inspectNode(n.Call, f)
 	case *JoinStmt:
 		inspectNode(n.Thread, f)
+	case *ReturnStmt:
+		inspectNode(n.Result, f)
+	case *WaitStmt:
+		inspectNode(n.Cond, f)
+		inspectNode(n.Mutex, f)
+	case *SignalStmt:
+		inspectNode(n.Cond, f)
+	case *AwaitStmt:
+		inspectNode(n.Cond, f)
 	case *AssertStmt:
 		inspectNode(n.Cond, f)
 		inspectNode(n.Message, f)
@@ -102,7 +118,17 @@ func inspectNode(n Node, f func(Node) bool) {
 		for _, a := range n.Args {
 			inspectNode(a, f)
 		}
-		// Leaves: *Comment, *NamedType, *ReturnStmt, *BranchStmt,
+	case *CallExpr:
+		inspectNode(n.Func, f)
+		for _, a := range n.Args {
+			inspectNode(a, f)
+		}
+	case *TrylockExpr:
+		inspectNode(n.Mutex, f)
+	case *ChooseExpr:
+		inspectNode(n.Lo, f)
+		inspectNode(n.Hi, f)
+		// Leaves: *Comment, *NamedType, *BranchStmt,
 		// *BadDecl, *BadStmt, *BadExpr, *Ident, *IntLit, *BoolLit,
 		// *StringLit.
 	}
@@ -151,6 +177,8 @@ func nodeIsNil(n Node) bool {
 		return n == nil
 	case *ProcDecl:
 		return n == nil
+	case *FuncDecl:
+		return n == nil
 	case *Param:
 		return n == nil
 	case *BadDecl:
@@ -174,6 +202,12 @@ func nodeIsNil(n Node) bool {
 	case *JoinStmt:
 		return n == nil
 	case *ReturnStmt:
+		return n == nil
+	case *WaitStmt:
+		return n == nil
+	case *SignalStmt:
+		return n == nil
+	case *AwaitStmt:
 		return n == nil
 	case *AssertStmt:
 		return n == nil
@@ -212,6 +246,12 @@ func nodeIsNil(n Node) bool {
 	case *InitList:
 		return n == nil
 	case *SpawnExpr:
+		return n == nil
+	case *CallExpr:
+		return n == nil
+	case *TrylockExpr:
+		return n == nil
+	case *ChooseExpr:
 		return n == nil
 	case *BadExpr:
 		return n == nil

@@ -87,7 +87,7 @@ func symbolKind(k query.Kind) protocol.SymbolKind {
 		return protocol.SymbolKindVariable
 	case query.KindThread, query.KindThreadArray:
 		return protocol.SymbolKindClass
-	case query.KindProc:
+	case query.KindProc, query.KindFunc:
 		return protocol.SymbolKindFunction
 	case query.KindParam, query.KindThreadIndex:
 		return protocol.SymbolKindTypeParameter
@@ -142,7 +142,7 @@ func completionKind(k query.Kind) protocol.CompletionItemKind {
 		return protocol.CompletionItemKindConstant
 	case query.KindThread, query.KindThreadArray:
 		return protocol.CompletionItemKindClass
-	case query.KindProc:
+	case query.KindProc, query.KindFunc:
 		return protocol.CompletionItemKindFunction
 	case query.KindKeyword:
 		return protocol.CompletionItemKindKeyword

@@ -95,6 +95,20 @@ func writeObject(b *strings.Builder, prog *analysis.Program, obj *analysis.Objec
 			ps = append(ps, p.Name+pt)
 		}
 		fmt.Fprintf(b, "proc %s(%s)\n", obj.Name, strings.Join(ps, ", "))
+	case analysis.Func:
+		var ps []string
+		for _, p := range obj.Params {
+			pt := ""
+			if p.Type != nil {
+				pt = " " + p.Type.String()
+			}
+			ps = append(ps, p.Name+pt)
+		}
+		res := ""
+		if obj.Result != nil {
+			res = " " + obj.Result.String()
+		}
+		fmt.Fprintf(b, "func %s(%s)%s\n", obj.Name, strings.Join(ps, ", "), res)
 	default:
 		fmt.Fprintf(b, "%s\n", obj.Name)
 	}
@@ -108,6 +122,8 @@ func writeObject(b *strings.Builder, prog *analysis.Program, obj *analysis.Objec
 		}
 	case analysis.Proc:
 		b.WriteString("A proc: each `spawn` of it starts a new thread.\n")
+	case analysis.Func:
+		b.WriteString("A function: a call runs it in the calling thread, with its own locals.\n")
 	case analysis.LocalVar, analysis.Param, analysis.LoopVar:
 		owner := ""
 		if obj.Owner != nil {

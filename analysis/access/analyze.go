@@ -130,6 +130,9 @@ func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, b
 	if err := prog.Validate(); err != nil {
 		return nil, fmt.Errorf("access: %w", err)
 	}
+	if err := unsupported(prog); err != nil {
+		return nil, err
+	}
 	s := &Summary{checked: checked, prog: prog, ctx: ctx, budget: budget}
 	if err := s.bind(); err != nil {
 		return nil, fmt.Errorf("access: %w", err)
@@ -153,6 +156,38 @@ func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, b
 	s.countRuns()
 	s.index()
 	return s, nil
+}
+
+// ErrUnsupported is what Analyze fails with (wrapped, with the feature
+// and where it is) for a program that uses the steps of language version
+// 2 this package does not follow yet: function calls, choose, trylock and
+// condition variables. Rather than give facts that would miss those steps
+// (and so not be sound), it gives none. (While loops and await are
+// followed: their loop heads are not steps.)
+var ErrUnsupported = errors.New("access: language version 2 steps are not analyzed yet")
+
+// unsupported returns ErrUnsupported, saying what and where, if some
+// body of prog uses a step this package does not follow.
+func unsupported(prog *ir.Program) error {
+	for _, b := range prog.Bodies {
+		for pc, in := range b.Code {
+			var what string
+			switch in.Op {
+			case ir.OpCall, ir.OpRet:
+				what = "a function call"
+			case ir.OpChoose:
+				what = "choose"
+			case ir.OpTrylock:
+				what = "trylock"
+			case ir.OpWait, ir.OpWake, ir.OpSignal, ir.OpBroadcast:
+				what = "a condition variable"
+			default:
+				continue
+			}
+			return fmt.Errorf("%w: %s uses %s at %s", ErrUnsupported, b.Name, what, b.Ranges[pc].Start)
+		}
+	}
+	return nil
 }
 
 // alive reports whether the context still allows work.

@@ -69,6 +69,13 @@
 // their statements and steps, so that hovering over them works, but take
 // part in no Pair, no Variable and no Thread relation (Summary.Runs).
 //
+// # Language version 2
+//
+// Function calls, choose, trylock and condition variables are steps this
+// package does not follow yet: Analyze fails with ErrUnsupported for a
+// program that uses them, rather than give facts that miss them. While
+// loops and await are analyzed (a loop head is not a step).
+//
 // # Cost
 //
 // Analyze is linear in the code of the program, plus a bounded amount of

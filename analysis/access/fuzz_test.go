@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,9 @@ func FuzzAnalyze(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s, err := Analyze(ctx, ld.Program, ld.Exec)
+		if errors.Is(err, ErrUnsupported) {
+			return // language version 2 steps: no facts (see ErrUnsupported)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,28 @@ import (
 // Frame layout of a body: the analysis's slots [0, FrameSize) (a proc's
 // parameters first), then the thread index (thread arrays only), then
 // temporaries, then constants.
+//
+// Functions: after its own code (which ends with OpEnd), a body holds the
+// code of every function it calls, directly or through other functions,
+// once each, in the order they are first called (ir.Body.Funcs; a call's
+// C is the callee's index there, the same from every call site in the
+// body). Each function's code runs in its own frame, laid out as a body's
+// (parameters first, then locals, temporaries, constants), and ends with
+// OpRet (a function without result returns a zero constant). A call
+// inside an atomic block makes the block unstable, and its footprint
+// includes everything the functions it may reach read and write.
+//
+// Loops: every while loop outside an atomic block starts with an
+// OpLoopHead (its index in ir.Body.Loops, whose Slots are left nil for
+// ir.AnalyzeLoops); `await E` is lowered as the loop `while !E {}`: a head
+// (ir.Loop.Await), the evaluation of E, and a jump back to the head while
+// it is false.
+//
+// Version 2 steps: `choose LO..HI` is OpChoose over the constant slots of
+// LO and HI, `trylock(m)` OpTrylock, `wait(cv, m)` OpWait then OpWake (A
+// the mutex's address, B the condition variable's), `signal(cv)` and
+// `broadcast(cv)` OpSignal and OpBroadcast; `*=`, `/=`, `%=` read, compute
+// and write back as `+=` does.
 func Lower(p *analysis.Program) (prog *ir.Program, err error) {
 	if p.HasErrors() {
 		return nil, fmt.Errorf("lower: the program has errors")
@@ -77,8 +99,15 @@ type lowerer struct {
 	locals    map[*analysis.Object][]*analysis.Object // each body's named locals (built once)
 
 	// Per body.
+	b           *ir.Body
+	funcIndex   map[*analysis.Object]int32 // the body's functions, by index in b.Funcs
+	funcs       []*analysis.Object         // in index order
+	funcAccess  []funcAccess               // in index order
+	atomicCalls map[int32][]int32          // the functions called (directly) in each atomic block, by its OpAtomic's pc
+
+	// Per unit: the body's own code, or one function's.
 	owner     *analysis.Object
-	b         *ir.Body
+	fn        int32 // the function being lowered (index in b.Funcs), -1 for the body's own code
 	indexSlot int32 // slot of the thread index, or -1
 	tempBase  int32
 	temp      int32 // next free temporary (relative to tempBase)
@@ -91,6 +120,13 @@ type lowerer struct {
 	atomic    *ir.AtomicFootprint // the block being lowered
 	atomicPC  int                 // its OpAtomic
 	endJumps  []int               // pcs of jumps to the end (return)
+}
+
+// funcAccess is what one function's own code may access in shared
+// memory, and the functions it calls.
+type funcAccess struct {
+	reads, writes []ir.LocRange
+	callees       []int32
 }
 
 type loopCtx struct {
@@ -175,25 +211,51 @@ func indexSuffix(dims []int, k int) string {
 	return sb.String()
 }
 
-// body lowers the body of a thread (array) or proc.
+// body lowers the body of a thread (array) or proc, then the functions
+// it calls.
 func (l *lowerer) body(owner *analysis.Object) *ir.Body {
-	l.owner = owner
 	l.b = &ir.Body{Name: owner.Name}
+	l.funcIndex = make(map[*analysis.Object]int32)
+	l.funcs, l.funcAccess, l.atomicCalls = l.funcs[:0], l.funcAccess[:0], nil
+	if owner.Kind == analysis.Thread && owner.IsArray {
+		l.b.NumParams = 1
+		l.b.ArgSlot = owner.FrameSize
+	}
+	if owner.Kind == analysis.Proc {
+		l.b.NumParams = len(owner.Params)
+	}
+	l.b.Frame = l.unit(owner, -1)
+	l.b.Locals = l.localsOf(owner)
+	// The functions it calls, and those they call: the list grows as
+	// their code is lowered.
+	for i := 0; i < len(l.funcs); i++ {
+		fn := l.funcs[i]
+		entry := l.pc()
+		frame := l.unit(fn, int32(i))
+		l.b.Funcs = append(l.b.Funcs, ir.Func{Name: fn.Name, Entry: entry, End: l.pc(), Frame: frame,
+			NumParams: len(fn.Params), Locals: l.localsOf(fn)})
+	}
+	l.completeAtomics()
+	return l.b
+}
+
+// unit lowers the code of owner, a thread, proc (fn -1) or function
+// (fn its index in the body's Funcs), at the end of the body's code, and
+// returns its initial frame.
+func (l *lowerer) unit(owner *analysis.Object, fn int32) []int64 {
+	start := len(l.b.Code)
+	l.owner, l.fn = owner, fn
 	l.indexSlot = -1
 	l.temp, l.maxTemp = 0, 0
 	l.consts = make(map[int64]int32)
 	l.constVals = l.constVals[:0]
 	l.loops = l.loops[:0]
 	l.endJumps = l.endJumps[:0]
+	l.inAtomic = false
 	frame := int32(owner.FrameSize)
 	if owner.Kind == analysis.Thread && owner.IsArray {
 		l.indexSlot = frame
 		frame++
-		l.b.NumParams = 1
-		l.b.ArgSlot = int(l.indexSlot)
-	}
-	if owner.Kind == analysis.Proc {
-		l.b.NumParams = len(owner.Params)
 	}
 	l.tempBase = frame
 	if owner.Body != nil {
@@ -208,14 +270,20 @@ func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 			l.rng = source.Range{Start: p, End: source.Pos{Offset: p.Offset + 1, Line: p.Line, Col: p.Col + 1}}
 		}
 	}
-	l.emit(ir.OpEnd, 0, 0, 0)
+	if fn < 0 {
+		l.emit(ir.OpEnd, 0, 0, 0)
+	} else {
+		// The end of a function without result (one with a result
+		// returns on every path: the checker makes sure).
+		l.emit(ir.OpRet, l.constant(0), 0, 0)
+	}
 	for _, pc := range l.endJumps {
 		l.b.Code[pc].A = int32(end)
 	}
 	// Patch operands and build the initial frame.
 	constBase := l.tempBase + l.maxTemp
-	l.b.Frame = make([]int64, int(constBase)+len(l.constVals))
-	copy(l.b.Frame[constBase:], l.constVals)
+	initial := make([]int64, int(constBase)+len(l.constVals))
+	copy(initial[constBase:], l.constVals)
 	fix := func(s int32) int32 {
 		switch {
 		case s&constFlag != 0:
@@ -225,7 +293,7 @@ func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 		}
 		return s
 	}
-	for i := range l.b.Code {
+	for i := start; i < len(l.b.Code); i++ {
 		in := &l.b.Code[i]
 		for k := 0; k < 3; k++ {
 			if v, kind := in.Operand(k); kind.IsSlot() {
@@ -233,8 +301,65 @@ func (l *lowerer) body(owner *analysis.Object) *ir.Body {
 			}
 		}
 	}
-	l.b.Locals = l.localsOf(owner)
-	return l.b
+	return initial
+}
+
+// funcOf returns the index of fn in the body's Funcs, adding it (to be
+// lowered after the code being lowered) the first time.
+func (l *lowerer) funcOf(fn *analysis.Object) int32 {
+	if i, ok := l.funcIndex[fn]; ok {
+		return i
+	}
+	i := int32(len(l.funcs))
+	l.funcIndex[fn] = i
+	l.funcs = append(l.funcs, fn)
+	l.funcAccess = append(l.funcAccess, funcAccess{})
+	return i
+}
+
+// completeAtomics adds to the footprint of each atomic block that calls
+// functions what those functions, and the functions they call, may read
+// and write.
+func (l *lowerer) completeAtomics() {
+	for pc, direct := range l.atomicCalls {
+		fp := l.b.Atomics[pc]
+		if fp == nil {
+			continue
+		}
+		seen := make([]bool, len(l.funcs))
+		queue := append([]int32(nil), direct...)
+		for len(queue) > 0 {
+			f := queue[0]
+			queue = queue[1:]
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			fa := &l.funcAccess[f]
+			fp.Reads = append(fp.Reads, fa.reads...)
+			fp.Writes = append(fp.Writes, fa.writes...)
+			queue = append(queue, fa.callees...)
+		}
+		fp.Reads, fp.Writes = mergeRanges(fp.Reads), mergeRanges(fp.Writes)
+	}
+}
+
+// mergeRanges sorts location ranges and merges those that overlap or
+// touch.
+func mergeRanges(rs []ir.LocRange) []ir.LocRange {
+	if len(rs) < 2 {
+		return rs
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Lo < rs[j].Lo })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		if last := &out[len(out)-1]; r.Lo <= last.Hi {
+			last.Hi = max(last.Hi, r.Hi)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // localsOf names the frame slots of a body's variables, for display, in
@@ -358,7 +483,37 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		t := l.expr(s.Thread)
 		l.emit(ir.OpJoin, 0, t, 0)
 	case *grammar.ReturnStmt:
-		l.endJumps = append(l.endJumps, l.emit(ir.OpJmp, 0, 0, 0))
+		switch {
+		case l.fn < 0:
+			// The thread ends: jump to its OpEnd.
+			l.endJumps = append(l.endJumps, l.emit(ir.OpJmp, 0, 0, 0))
+		case s.Result != nil:
+			l.emit(ir.OpRet, l.expr(s.Result), 0, 0)
+		default:
+			l.emit(ir.OpRet, l.constant(0), 0, 0)
+		}
+	case *grammar.WaitStmt:
+		cv := l.lvalue(s.Cond)
+		m := l.lvalue(s.Mutex)
+		l.emit(ir.OpWait, m.addr, cv.addr, 0)
+		l.emit(ir.OpWake, m.addr, cv.addr, 0)
+	case *grammar.SignalStmt:
+		cv := l.lvalue(s.Cond)
+		op := ir.OpSignal
+		if s.Broadcast {
+			op = ir.OpBroadcast
+		}
+		l.emit(op, 0, cv.addr, 0)
+	case *grammar.AwaitStmt:
+		// while !E {}: the head, E, and back to the head while E is
+		// false. The checker keeps awaits out of atomic blocks.
+		top := l.loopHead(true)
+		c := l.expr(s.Cond)
+		l.emit(ir.OpJz, top, c, 0)
+	case *grammar.ExprStmt:
+		// A call whose result, if any, is dropped (the checker allows no
+		// other expression here).
+		l.call(s.X.(*grammar.CallExpr), l.newTemp())
 	case *grammar.AssertStmt:
 		c := l.expr(s.Cond)
 		msg := int32(-1)
@@ -377,6 +532,9 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 		header := source.Range{Start: s.While, End: s.Cond.End()}
 		l.rng = header
 		top := l.pc()
+		if !l.inAtomic {
+			top = l.loopHead(false)
+		}
 		c := l.expr(s.Cond)
 		jz := l.emit(ir.OpJz, 0, c, 0)
 		l.loops = append(l.loops, loopCtx{atomic: l.inAtomic})
@@ -438,6 +596,15 @@ func (l *lowerer) stmt(s grammar.Stmt) {
 	default:
 		panic(fmt.Sprintf("cannot lower %T", s))
 	}
+}
+
+// loopHead emits the OpLoopHead of a new while loop (or await) and
+// returns its pc.
+func (l *lowerer) loopHead(await bool) int32 {
+	pc := l.pc()
+	l.emit(ir.OpLoopHead, int32(len(l.b.Loops)), 0, 0)
+	l.b.Loops = append(l.b.Loops, ir.Loop{Await: await})
+	return pc
 }
 
 // ifStmt lowers an if statement and its else-if chain, in a loop (the
@@ -561,12 +728,58 @@ func (l *lowerer) assign(s *grammar.AssignStmt) {
 		old := l.load(target)
 		v := l.expr(s.RHS)
 		res := l.newTemp()
-		op := ir.OpAdd
-		if s.Op == grammar.SUB_ASSIGN {
+		var op ir.Op
+		switch s.Op {
+		case grammar.ADD_ASSIGN:
+			op = ir.OpAdd
+		case grammar.SUB_ASSIGN:
 			op = ir.OpSub
+		case grammar.MUL_ASSIGN:
+			op = ir.OpMul
+		case grammar.QUO_ASSIGN:
+			op = ir.OpDiv
+		case grammar.REM_ASSIGN:
+			op = ir.OpMod
+		default:
+			panic(fmt.Sprintf("assignment operator %s", s.Op))
 		}
 		l.emit(op, res, old, v)
 		l.store(target, res)
+	}
+}
+
+// call emits a call of a function with the arguments' values in
+// consecutive slots; the result lands in dst.
+func (l *lowerer) call(e *grammar.CallExpr, dst int32) {
+	fn := l.p.Uses[e.Func]
+	vals := make([]int32, len(e.Args))
+	for i, a := range e.Args {
+		vals[i] = l.expr(a)
+	}
+	first := int32(-1)
+	for i := range vals {
+		t := l.newTemp()
+		if i == 0 {
+			first = t
+		}
+		l.emit(ir.OpMov, t, vals[i], 0)
+	}
+	if first < 0 {
+		first = l.newTemp()
+	}
+	idx := l.funcOf(fn)
+	l.emit(ir.OpCall, dst, first, idx)
+	if l.inAtomic {
+		// What the block accesses depends on the callee's code.
+		l.atomic.Stable = false
+		if l.atomicCalls == nil {
+			l.atomicCalls = make(map[int32][]int32)
+		}
+		l.atomicCalls[int32(l.atomicPC)] = append(l.atomicCalls[int32(l.atomicPC)], idx)
+	}
+	if l.fn >= 0 {
+		fa := &l.funcAccess[l.fn]
+		fa.callees = append(fa.callees, idx)
 	}
 }
 
@@ -705,6 +918,10 @@ func (l *lowerer) load(pl place) int32 {
 		if l.inAtomic {
 			l.atomic.Reads = append(l.atomic.Reads, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
 		}
+		if l.fn >= 0 {
+			fa := &l.funcAccess[l.fn]
+			fa.reads = append(fa.reads, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
+		}
 		t := l.newTemp()
 		l.emit(ir.OpLoad, t, pl.addr, 0)
 		return t
@@ -726,6 +943,10 @@ func (l *lowerer) store(pl place, v int32) {
 	case pl.shared:
 		if l.inAtomic {
 			l.atomic.Writes = append(l.atomic.Writes, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
+		}
+		if l.fn >= 0 {
+			fa := &l.funcAccess[l.fn]
+			fa.writes = append(fa.writes, ir.LocRange{Lo: pl.lo, Hi: pl.hi})
 		}
 		l.emit(ir.OpStore, v, pl.addr, 0)
 	case pl.off < 0:
@@ -839,6 +1060,20 @@ func (l *lowerer) expr(e grammar.Expr) int32 {
 		default:
 			panic(fmt.Sprintf("operator %s", x.Op))
 		}
+		return t
+	case *grammar.CallExpr:
+		t := l.newTemp()
+		l.call(x, t)
+		return t
+	case *grammar.TrylockExpr:
+		m := l.lvalue(x.Mutex)
+		t := l.newTemp()
+		l.emit(ir.OpTrylock, t, m.addr, 0)
+		return t
+	case *grammar.ChooseExpr:
+		lo, hi := l.expr(x.Lo), l.expr(x.Hi)
+		t := l.newTemp()
+		l.emit(ir.OpChoose, t, lo, hi)
 		return t
 	case *grammar.IntLit, *grammar.BoolLit:
 		panic("literal without a constant value")

@@ -101,6 +101,15 @@ var deepPrograms = []struct {
 	{"atomic in ifs", func(k int) string {
 		return "var x int\nthread t {\n" + rep("if x == 0 {\n", k-2) + "atomic {\nx = 1\n}\n" + rep("}\n", k-2) + "}\n"
 	}},
+	{"calls", func(k int) string {
+		return "var x int\nfunc f(n int) int {\n    return n\n}\nthread t {\n    x = " + rep("f(", k-1) + "0" + rep(")", k-1) + "\n}\n"
+	}},
+	{"choose bound", func(k int) string {
+		return "var x int\nthread t {\n    x = choose 0..1" + rep(" + 0", k-2) + "\n}\n"
+	}},
+	{"whiles in a function", func(k int) string {
+		return "var x int\nfunc f() {\n" + rep("while x < 1 {\n", k-1) + "x = 1\n" + rep("}\n", k-1) + "}\nthread t {\n    f()\n}\n"
+	}},
 }
 
 // checkDiagnostics fails on an internal error or on a diagnostic whose

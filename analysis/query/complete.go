@@ -23,19 +23,25 @@ type Completion struct {
 // What fits is read from the tokens before the cursor, not from the tree,
 // so that it works on the text as it is being typed:
 //
-//   - at the start of a statement in a body: the assignable variables and
-//     the statement keywords (break and continue only in a loop; no lock,
-//     unlock, spawn, join, return or atomic inside atomic); at top level
-//     the declaration keywords; after `}` on the same line, else;
+//   - at the start of a statement in a body: the assignable variables, the
+//     functions (a call is a statement) and the statement keywords (break
+//     and continue only in a loop; none of lock, unlock, spawn, join,
+//     return, atomic, wait, signal, broadcast and await inside atomic); at
+//     top level the declaration keywords; after `}` on the same line,
+//     else;
 //   - in an expression: the values in scope (constants, variables, loop
-//     variables, thread indexes, threads as tid values) and true, false;
-//     spawn after `=` in a body; only constants where a constant is needed
-//     (a constant's value, a shared variable's initialiser, an array
-//     length, a thread array's bounds);
-//   - the mutexes in lock(…) and unlock(…), the procs after spawn, the
-//     threads and tid variables after join, the types after var NAME (and
-//     atomic at top level) and after a parameter's name, in after for I
-//     and after thread NAME[I.
+//     variables, thread indexes, threads as tid values, functions) and
+//     true, false, trylock and choose (neither inside atomic, neither in an
+//     await condition, no choose in a while condition); spawn after `=` in
+//     a body; only constants where a constant is needed (a constant's
+//     value, a shared variable's initialiser, an array length, a thread
+//     array's bounds, the bounds of a choose);
+//   - the mutexes in lock(…), unlock(…) and trylock(…), the condition
+//     variables in signal(…), broadcast(…) and as wait's first argument,
+//     the mutexes as its second, the procs after spawn, the threads and tid
+//     variables after join, the types after var NAME (and atomic at top
+//     level), after a parameter's name and after a function's `)`, in
+//     after for I and after thread NAME[I.
 //
 // Nothing is proposed inside a comment, a string or a number, nor where a
 // new name is being declared.
@@ -111,18 +117,23 @@ type completer struct {
 	// constsBefore, when non-negative, admits only the constants declared
 	// before it: a constant's value can use only earlier constants.
 	constsBefore int
+	// noChoose and noTrylock leave choose and trylock out of expressions
+	// (a while condition, an await condition).
+	noChoose, noTrylock bool
 }
 
 // The groups of keywords proposed together.
 var (
-	declKeywords = []string{"const", "var", "thread", "proc"}
+	declKeywords = []string{"const", "var", "thread", "proc", "func"}
 	stmtKeywords = []string{"var", "if", "while", "for", "assert", "assume",
-		"lock", "unlock", "spawn", "join", "atomic", "return"}
+		"lock", "unlock", "spawn", "join", "atomic", "return",
+		"wait", "signal", "broadcast", "await"}
 	loopKeywords = []string{"break", "continue"}
 )
 
 // notInAtomic are the statements an atomic block may not contain.
-var notInAtomic = map[string]bool{"lock": true, "unlock": true, "spawn": true, "join": true, "atomic": true, "return": true}
+var notInAtomic = map[string]bool{"lock": true, "unlock": true, "spawn": true, "join": true, "atomic": true, "return": true,
+	"wait": true, "signal": true, "broadcast": true, "await": true}
 
 func (c *completer) keywords(words ...string) {
 	for _, w := range words {
@@ -153,17 +164,27 @@ func isMutex(obj *analysis.Object) bool {
 	return obj.Kind == analysis.SharedVar && analysis.ScalarOf(obj.Type) == analysis.Mutex
 }
 
-// isValue: what an expression may name (procs and mutexes are not values).
-func isValue(obj *analysis.Object) bool {
-	return obj.Kind != analysis.Proc && obj.Kind != analysis.BadObj && !isMutex(obj)
+func isCond(obj *analysis.Object) bool {
+	return obj.Kind == analysis.SharedVar && analysis.ScalarOf(obj.Type) == analysis.Cond
 }
+
+// isValue: what an expression may name (procs, mutexes and condition
+// variables are not values; functions with a result are called in one).
+func isValue(obj *analysis.Object) bool {
+	if obj.Kind == analysis.Func {
+		return obj.HasResult()
+	}
+	return obj.Kind != analysis.Proc && obj.Kind != analysis.BadObj && !isMutex(obj) && !isCond(obj)
+}
+
+func isFunc(obj *analysis.Object) bool { return obj.Kind == analysis.Func }
 
 func isConst(obj *analysis.Object) bool { return obj.Kind == analysis.Const }
 
 func isAssignable(obj *analysis.Object) bool {
 	switch obj.Kind {
 	case analysis.SharedVar, analysis.LocalVar, analysis.Param:
-		return !isMutex(obj)
+		return !isMutex(obj) && !isCond(obj)
 	}
 	return false
 }
@@ -182,6 +203,14 @@ func (c *completer) expression() {
 	}
 	c.names(isValue)
 	c.keywords("true", "false")
+	if !c.scope.atomic {
+		if !c.noTrylock {
+			c.keywords("trylock")
+		}
+		if !c.noChoose {
+			c.keywords("choose")
+		}
+	}
 }
 
 func (c *completer) constExpression() {
@@ -248,11 +277,21 @@ func (c *completer) context(toks []grammar.Token) {
 		return
 	}
 	last := cur[len(cur)-1].Kind
-	if first := cur[0].Kind; (first == grammar.VAR || first == grammar.CONST) && len(cur) > 1 {
+	switch first := cur[0].Kind; {
+	case (first == grammar.VAR || first == grammar.CONST) && len(cur) > 1:
 		c.declaring = cur[1].Pos.Offset
 		if first == grammar.CONST {
 			c.constsBefore = cur[0].Pos.Offset
 		}
+	case first == grammar.WHILE:
+		c.noChoose = true
+	case first == grammar.AWAIT:
+		c.noChoose, c.noTrylock = true, true
+	}
+	if last == grammar.CHOOSE || inChooseBounds(cur) {
+		// The bounds of a choose are constants.
+		c.constExpression()
+		return
 	}
 	if n := len(open); n > 0 {
 		switch {
@@ -285,16 +324,24 @@ func (c *completer) context(toks []grammar.Token) {
 			c.types("int", "bool", "tid")
 		case !c.scope.body && len(cur) == 2:
 			c.keywords("atomic")
-			c.types("int", "bool", "mutex", "tid")
+			c.types("int", "bool", "mutex", "tid", "cond")
 		case !c.scope.body && (last == grammar.ATOMIC || last == grammar.RBRACK):
-			c.types("int", "bool", "mutex", "tid")
+			c.types("int", "bool", "mutex", "tid", "cond")
 		}
 	case first == grammar.CONST:
 		if hasAssign && !endsOperand(last) {
 			c.constExpression()
 		}
+	case first == grammar.FUNC:
+		if last == grammar.RPAREN {
+			c.types("int", "bool", "tid") // the result
+		}
 	case first == grammar.THREAD, first == grammar.PROC:
 		// A name, or the header's parts (see inBrackets).
+	case first == grammar.RETURN && len(cur) == 1:
+		if c.scope.fn {
+			c.expression()
+		}
 	case first == grammar.FOR:
 		switch {
 		case len(cur) == 1:
@@ -307,8 +354,10 @@ func (c *completer) context(toks []grammar.Token) {
 		// An operator or the end of the statement comes next.
 	case first == grammar.JOIN && len(cur) == 1:
 		c.names(isJoinable)
-	case first == grammar.LOCK, first == grammar.UNLOCK:
-		// The mutex goes in parentheses (see inBrackets).
+	case first == grammar.LOCK, first == grammar.UNLOCK, first == grammar.WAIT,
+		first == grammar.SIGNAL, first == grammar.BROADCAST:
+		// The mutex or condition variable goes in parentheses (see
+		// inBrackets).
 	default:
 		c.expression()
 		if last == grammar.ASSIGN && c.scope.body {
@@ -323,8 +372,35 @@ func endsOperand(k grammar.Kind) bool {
 	switch k {
 	case grammar.IDENT, grammar.INT, grammar.STRING, grammar.TRUE, grammar.FALSE,
 		grammar.RPAREN, grammar.RBRACK, grammar.RBRACE,
-		grammar.INT_TYPE, grammar.BOOL_TYPE, grammar.MUTEX_TYPE, grammar.TID_TYPE,
+		grammar.INT_TYPE, grammar.BOOL_TYPE, grammar.MUTEX_TYPE, grammar.TID_TYPE, grammar.COND_TYPE,
 		grammar.INC, grammar.DEC, grammar.RETURN, grammar.BREAK, grammar.CONTINUE:
+		return true
+	}
+	return false
+}
+
+// inChooseBounds reports whether the end of the statement's tokens cur is
+// in the bounds of a choose: after `choose` and within the brackets open
+// at it (a choose's upper bound extends as far as its expression).
+func inChooseBounds(cur []grammar.Token) bool {
+	for i := len(cur) - 1; i >= 0; i-- {
+		if cur[i].Kind != grammar.CHOOSE {
+			continue
+		}
+		depth := 0
+		for _, t := range cur[i+1:] {
+			switch t.Kind {
+			case grammar.LPAREN, grammar.LBRACK:
+				depth++
+			case grammar.RPAREN, grammar.RBRACK, grammar.COMMA:
+				if depth == 0 {
+					return false // the choose is over: closed or an argument ended
+				}
+				if t.Kind != grammar.COMMA {
+					depth--
+				}
+			}
+		}
 		return true
 	}
 	return false
@@ -343,7 +419,7 @@ func (c *completer) statementStart(toks []grammar.Token) {
 		c.keywords(declKeywords...)
 		return
 	}
-	c.names(isAssignable)
+	c.names(func(obj *analysis.Object) bool { return isAssignable(obj) || isFunc(obj) })
 	for _, w := range stmtKeywords {
 		if !c.scope.atomic || !notInAtomic[w] {
 			c.keywords(w)
@@ -366,19 +442,33 @@ func (c *completer) inBrackets(toks, cur []grammar.Token, b bracket) bool {
 	last := cur[len(cur)-1].Kind
 	after := len(toks) - 1 - b.at // tokens after the bracket
 	switch {
-	case b.kind == grammar.LPAREN && (before(1) == grammar.LOCK || before(1) == grammar.UNLOCK):
+	case b.kind == grammar.LPAREN && (before(1) == grammar.LOCK || before(1) == grammar.UNLOCK || before(1) == grammar.TRYLOCK):
 		if after == 0 {
 			c.names(isMutex)
 		} else if !endsOperand(last) {
 			c.expression()
 		}
 		return true
-	case b.kind == grammar.LPAREN && before(1) == grammar.IDENT && before(2) == grammar.PROC:
+	case b.kind == grammar.LPAREN && (before(1) == grammar.SIGNAL || before(1) == grammar.BROADCAST || before(1) == grammar.WAIT):
+		switch {
+		case after == 0:
+			c.names(isCond)
+		case before(1) == grammar.WAIT && last == grammar.COMMA && !hasKind(toks[b.at+1:len(toks)-1], grammar.COMMA):
+			c.names(isMutex)
+		case !endsOperand(last):
+			c.expression()
+		}
+		return true
+	case b.kind == grammar.LPAREN && before(1) == grammar.IDENT && (before(2) == grammar.PROC || before(2) == grammar.FUNC):
 		// Parameters: NAME TYPE, …
-		switch last {
-		case grammar.IDENT, grammar.RBRACK:
-			c.types("int", "bool")
-		case grammar.LBRACK:
+		switch {
+		case last == grammar.IDENT || last == grammar.RBRACK:
+			if before(2) == grammar.FUNC {
+				c.types("int", "bool", "tid")
+			} else {
+				c.types("int", "bool")
+			}
+		case last == grammar.LBRACK:
 			c.constExpression()
 		}
 		return true
@@ -392,7 +482,8 @@ func (c *completer) inBrackets(toks, cur []grammar.Token, b bracket) bool {
 			c.constExpression()
 		}
 		return true
-	case b.kind == grammar.LBRACK && (cur[0].Kind == grammar.VAR && !hasKind(cur, grammar.ASSIGN) || cur[0].Kind == grammar.PROC):
+	case b.kind == grammar.LBRACK && (cur[0].Kind == grammar.VAR && !hasKind(cur, grammar.ASSIGN) ||
+		cur[0].Kind == grammar.PROC || cur[0].Kind == grammar.FUNC):
 		// An array length in a type.
 		if !endsOperand(last) {
 			c.constExpression()

@@ -33,7 +33,7 @@ type Fold struct {
 }
 
 // FoldingRanges returns the folds of the file, ordered by start line:
-// every block that spans lines (thread and proc bodies, if, else, for,
+// every block that spans lines (thread, proc and function bodies, if, else, for,
 // while and atomic blocks), every initialiser list that spans lines,
 // every /* */ comment that spans lines, and every run of two or more //
 // comments on consecutive lines of their own. A closing brace that starts

@@ -76,6 +76,8 @@ func InlayHints(prog *analysis.Program, rng source.Range) []InlayHint {
 			localTypeHints(d.Body, typeHint)
 		case *grammar.ProcDecl:
 			localTypeHints(d.Body, typeHint)
+		case *grammar.FuncDecl:
+			localTypeHints(d.Body, typeHint)
 		}
 	}
 	return out

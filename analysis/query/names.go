@@ -24,7 +24,8 @@ const (
 	KindLoopVar                     // the variable of a for loop
 	KindThreadIndex                 // the I of thread NAME[I in LO..HI]
 	KindKeyword                     // a keyword (completion only)
-	KindType                        // int, bool, mutex, tid (completion only)
+	KindType                        // int, bool, mutex, tid, cond (completion only)
+	KindFunc                        // func NAME(…) [T] { … }
 )
 
 var kindNames = [...]string{
@@ -39,6 +40,7 @@ var kindNames = [...]string{
 	KindThreadIndex: "thread index",
 	KindKeyword:     "keyword",
 	KindType:        "type",
+	KindFunc:        "function",
 }
 
 func (k Kind) String() string {
@@ -62,6 +64,8 @@ func kindOf(obj *analysis.Object) Kind {
 		return KindThread
 	case analysis.Proc:
 		return KindProc
+	case analysis.Func:
+		return KindFunc
 	case analysis.LocalVar:
 		return KindLocal
 	case analysis.Param:
@@ -77,7 +81,8 @@ func kindOf(obj *analysis.Object) Kind {
 // describe is the short detail shown beside a name in the outline and in
 // completion lists: a constant's value ("= 8"), a variable's type ("int",
 // "atomic int", "[4]mutex"), the instances of a thread array ("0..4"), a
-// proc's parameters ("(i int, up bool)"); "" when there is nothing to say.
+// proc's parameters ("(i int, up bool)"), a function's parameters and
+// result ("(a int, b int) int"); "" when there is nothing to say.
 func describe(obj *analysis.Object) string {
 	switch obj.Kind {
 	case analysis.Const:
@@ -106,7 +111,7 @@ func describe(obj *analysis.Object) string {
 			return analysis.ExprString(d.Lo) + ".." + analysis.ExprString(d.Hi)
 		}
 		return ""
-	case analysis.Proc:
+	case analysis.Proc, analysis.Func:
 		return paramList(obj)
 	}
 	return ""
@@ -154,7 +159,8 @@ func typeSyntax(te grammar.TypeExpr) string {
 	}
 }
 
-// paramList renders a proc's parameters: "(i int, up bool)".
+// paramList renders a proc's parameters, "(i int, up bool)", or a
+// function's parameters and result, "(a int, b int) int".
 func paramList(proc *analysis.Object) string {
 	label, _ := signatureLabel(proc)
 	return strings.TrimPrefix(label, proc.Name)

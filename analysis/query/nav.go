@@ -94,7 +94,9 @@ type Highlight struct {
 // Highlights returns every occurrence of the object named at pos, in
 // source order. Writes are the declaration, the target of an assignment,
 // `++` or `--` (the variable whose element is assigned, for `a[i] = …`),
-// and the mutex of a lock or unlock; every other occurrence is a read.
+// the mutex of a lock, unlock or trylock, and the condition variable and
+// mutex of a wait, signal or broadcast; every other occurrence is a
+// read.
 func Highlights(prog *analysis.Program, pos source.Pos) []Highlight {
 	_, obj := objectAt(prog, pos)
 	if obj == nil {
@@ -113,9 +115,10 @@ func Highlights(prog *analysis.Program, pos source.Pos) []Highlight {
 	return out
 }
 
-// writeTargets returns the identifiers that a statement writes: the root
-// variable of an assignment's, `++`'s or `--`'s target, and the mutex of
-// a lock or unlock.
+// writeTargets returns the identifiers that a statement or a trylock
+// writes: the root variable of an assignment's, `++`'s or `--`'s target,
+// the mutex of a lock, unlock or trylock, and the condition variable and
+// mutex of a wait, signal or broadcast (which change its waiters).
 func writeTargets(f *grammar.File) map[*grammar.Ident]bool {
 	w := make(map[*grammar.Ident]bool)
 	if f == nil {
@@ -129,8 +132,13 @@ func writeTargets(f *grammar.File) map[*grammar.Ident]bool {
 			markRoot(w, n.X)
 		case *grammar.LockStmt:
 			markRoot(w, n.Mutex)
-		case grammar.Expr:
-			return false // no statement inside an expression
+		case *grammar.TrylockExpr:
+			markRoot(w, n.Mutex)
+		case *grammar.WaitStmt:
+			markRoot(w, n.Cond)
+			markRoot(w, n.Mutex)
+		case *grammar.SignalStmt:
+			markRoot(w, n.Cond)
 		}
 		return true
 	})

@@ -73,6 +73,23 @@ thread t {
 }
 thread u { «r4w»count++ ) }
 `},
+	{"function, its recursive call and its calls", `func «d»f(n int) int {
+    return «r1»f(n - 1)
+}
+thread t { var x int = «r2»‸f(1); «r3»f(x) }
+`},
+	{"function parameter", `func f(«d»n int) int {
+    return «r1»n * «r2»‸n
+}
+`},
+	{"condition variable: wait, signal and broadcast write it", `var «d»cv cond
+var m mutex
+thread t { lock(m); wait(«r1w»cv, m); signal(«r2w»‸cv); broadcast(«r3w»cv); unlock(m) }
+`},
+	{"mutex: trylock and wait write it", `var «d»m mutex
+var cv cond
+thread t { if trylock(«r1w»‸m) { wait(cv, «r2w»m); unlock(«r3w»m) } }
+`},
 	{"a name that does not resolve is not followed", `thread t { x‸ = 1 }
 `},
 	{"no name at the cursor", `var x int

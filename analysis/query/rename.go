@@ -96,7 +96,7 @@ func unreadName(src *source.File, prog *analysis.Program, name string, from, to 
 			return source.Pos{}, false
 		}
 		if t.Pos.Offset >= from && t.Text == name && !inTree[t.Pos.Offset] &&
-			(t.Kind == grammar.IDENT || t.Kind.IsReserved()) {
+			(t.Kind == grammar.IDENT || t.Kind.IsKeyword()) {
 			return t.Pos, true
 		}
 	}
@@ -116,9 +116,6 @@ func checkIdentifier(name string) error {
 		}
 	}
 	if k := grammar.Lookup(name); k != grammar.IDENT {
-		if k.IsReserved() {
-			return fmt.Errorf("%q is reserved for a later version of Weft", name)
-		}
 		return fmt.Errorf("%q is a keyword", name)
 	}
 	return nil

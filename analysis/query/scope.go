@@ -15,8 +15,9 @@ import (
 //
 //   - top-level names are visible in the whole file, before their
 //     declaration too; a name declared twice keeps its first declaration;
-//   - a thread's index and a proc's parameters are visible in the body, and
-//     share its outermost scope with the locals declared at its top level;
+//   - a thread's index and a proc's or function's parameters are visible in
+//     the body, and share its outermost scope with the locals declared at
+//     its top level;
 //   - a local is visible from the end of its declaration (its own
 //     initialiser still sees an outer name) to the end of its block;
 //   - a loop variable is visible in the loop's body, which is the loop
@@ -31,7 +32,8 @@ type scope struct {
 	entries    []entry          // in declaration order, duplicates included
 	index      map[string]int32 // name → first bound entry, for large scopes
 	children   []*scope         // in source order, disjoint
-	body       bool             // a thread or proc body or inside one
+	body       bool             // a thread, proc or function body or inside one
+	fn         bool             // a function body or inside one
 	loop       bool             // a for or while body (break and continue allowed)
 	atomic     bool             // an atomic block's body
 }
@@ -85,6 +87,8 @@ func buildScopes(prog *analysis.Program, src []byte) *scopeTree {
 			b.declare(t.root, d.Name, 0)
 		case *grammar.ProcDecl:
 			b.declare(t.root, d.Name, 0)
+		case *grammar.FuncDecl:
+			b.declare(t.root, d.Name, 0)
 		}
 	}
 	for i, d := range decls {
@@ -109,6 +113,18 @@ func buildScopes(prog *analysis.Program, src []byte) *scopeTree {
 				continue
 			}
 			s.body = true
+			for _, p := range d.Params {
+				if p != nil {
+					b.declare(s, p.Name, s.start)
+				}
+			}
+			b.stmts(s, d.Body.Stmts)
+		case *grammar.FuncDecl:
+			s := b.open(t.root, d.Body, next)
+			if s == nil {
+				continue
+			}
+			s.body, s.fn = true, true
 			for _, p := range d.Params {
 				if p != nil {
 					b.declare(s, p.Name, s.start)
@@ -169,7 +185,7 @@ func (b *scopeBuilder) open(parent *scope, blk *grammar.Block, limit int) *scope
 	if end < start {
 		end = start
 	}
-	s := &scope{parent: parent, start: start, end: end, body: parent.body, loop: parent.loop, atomic: parent.atomic}
+	s := &scope{parent: parent, start: start, end: end, body: parent.body, fn: parent.fn, loop: parent.loop, atomic: parent.atomic}
 	parent.children = append(parent.children, s)
 	return s
 }

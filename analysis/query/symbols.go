@@ -14,7 +14,7 @@ type Symbol struct {
 	// Range covers the whole declaration; SelectionRange, inside it, the
 	// declaring name.
 	Range, SelectionRange source.Range
-	// Children of a thread or proc: its thread index or parameters, then
+	// Children of a thread, proc or function: its thread index or parameters, then
 	// its locals and loop variables, in source order, however deeply
 	// nested (a flat list).
 	Children []Symbol
@@ -39,6 +39,8 @@ func Symbols(prog *analysis.Program) []Symbol {
 			id = d.Name
 		case *grammar.ProcDecl:
 			id = d.Name
+		case *grammar.FuncDecl:
+			id = d.Name
 		}
 		sym, ok := symbolOf(prog, id, d)
 		if !ok {
@@ -51,14 +53,10 @@ func Symbols(prog *analysis.Program) []Symbol {
 			}
 			sym.Children = appendLocals(prog, sym.Children, d.Body)
 		case *grammar.ProcDecl:
-			for _, p := range d.Params {
-				if p == nil {
-					continue
-				}
-				if s, ok := symbolOf(prog, p.Name, p); ok {
-					sym.Children = append(sym.Children, s)
-				}
-			}
+			sym.Children = appendParams(prog, sym.Children, d.Params)
+			sym.Children = appendLocals(prog, sym.Children, d.Body)
+		case *grammar.FuncDecl:
+			sym.Children = appendParams(prog, sym.Children, d.Params)
 			sym.Children = appendLocals(prog, sym.Children, d.Body)
 		}
 		out = append(out, sym)
@@ -82,6 +80,19 @@ func symbolOf(prog *analysis.Program, id *grammar.Ident, node grammar.Node) (Sym
 		rng = sel
 	}
 	return Symbol{Name: id.Name, Detail: describe(obj), Kind: kindOf(obj), Range: rng, SelectionRange: sel}, true
+}
+
+// appendParams appends the symbols of a proc's or function's parameters.
+func appendParams(prog *analysis.Program, out []Symbol, params []*grammar.Param) []Symbol {
+	for _, p := range params {
+		if p == nil {
+			continue
+		}
+		if s, ok := symbolOf(prog, p.Name, p); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // appendLocals appends the symbols of the locals and loop variables that

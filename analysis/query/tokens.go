@@ -18,12 +18,12 @@ type TokenType uint8
 // The token types.
 const (
 	TokKeyword     TokenType = iota // const, var, thread, if, true, …
-	TokType                         // int, bool, mutex, tid
+	TokType                         // int, bool, mutex, tid, cond
 	TokNumber                       // 42, 0x2A
 	TokString                       // "…" (assert messages)
 	TokComment                      // one line of a comment
 	TokOperator                     // + - * / % && || ! == != < <= > >= = += -= ++ -- ..
-	TokSharedVar                    // a shared variable that is not atomic and not a mutex
+	TokSharedVar                    // a shared variable that is not atomic and not a mutex (condition variables included)
 	TokAtomicVar                    // a shared variable declared atomic
 	TokMutex                        // a mutex or array of mutexes
 	TokConst                        // a constant
@@ -32,6 +32,7 @@ const (
 	TokThreadIndex                  // the index of a thread array
 	TokThread                       // a thread or thread array
 	TokProc                         // a proc
+	TokFunc                         // a function
 	numTokenTypes
 )
 
@@ -51,6 +52,7 @@ var tokenTypeNames = [...]string{
 	TokThreadIndex: "threadIndex",
 	TokThread:      "thread",
 	TokProc:        "proc",
+	TokFunc:        "function",
 }
 
 // standardTypes is the LSP standard token type each type refines, for
@@ -71,6 +73,7 @@ var standardTypes = [...]string{
 	TokThreadIndex: "parameter",
 	TokThread:      "function",
 	TokProc:        "function",
+	TokFunc:        "function",
 }
 
 // TokenTypes returns every token type, in value order.
@@ -158,12 +161,11 @@ func SemanticTokens(src *source.File, prog *analysis.Program) []Token {
 			return out
 		case t.Kind == grammar.COMMENT:
 			out = appendCommentLines(out, t)
-		case t.Kind == grammar.IDENT || t.Kind.IsReserved():
+		case t.Kind == grammar.IDENT || t.Kind.IsKeyword() && idents[t.Pos.Offset] != nil:
+			// (A keyword that the parser took as a name, after reporting
+			// it, is classified as the name.)
 			obj := idents[t.Pos.Offset]
 			if obj == nil {
-				if t.Kind != grammar.IDENT {
-					out = append(out, Token{Range: tokRange(t), Type: TokKeyword})
-				}
 				continue
 			}
 			tok := Token{Range: tokRange(t), Type: nameType(obj)}
@@ -178,7 +180,7 @@ func SemanticTokens(src *source.File, prog *analysis.Program) []Token {
 				tok.Mods |= ModModification
 			}
 			out = append(out, tok)
-		case grammar.INT_TYPE <= t.Kind && t.Kind <= grammar.TID_TYPE:
+		case t.Kind.IsType():
 			out = append(out, Token{Range: tokRange(t), Type: TokType})
 		case t.Kind.IsKeyword():
 			out = append(out, Token{Range: tokRange(t), Type: TokKeyword})
@@ -230,6 +232,8 @@ func nameType(obj *analysis.Object) TokenType {
 		return TokThread
 	case analysis.Proc:
 		return TokProc
+	case analysis.Func:
+		return TokFunc
 	}
 	return TokLocal
 }

@@ -41,6 +41,12 @@ var snippetContexts = map[string]struct {
 	"For loop":            {prelude: "const N = 2\n", stmt: true},
 	"While loop":          {prelude: "const N = 2\nvar count int\n", stmt: true},
 	"Bounded wait":        {prelude: "var flag bool\n", stmt: true},
+	"Function":            {},
+	"Wait loop":           {prelude: "var m mutex\nvar cv cond\nvar ready bool\n", stmt: true},
+	"Condition variable":  {},
+	"Await":               {prelude: "var ready bool\n", stmt: true},
+	"Choose":              {prelude: "const N = 2\n", stmt: true},
+	"Trylock":             {prelude: "var m mutex\n", stmt: true},
 }
 
 type snippet struct {

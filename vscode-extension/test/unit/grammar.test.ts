@@ -1,6 +1,6 @@
 // The TextMate grammar (syntaxes/weft.tmLanguage.json) against the
 // language itself: nothing in the example models is scoped invalid, and
-// the grammar knows every keyword, reserved word and operator that the
+// the grammar knows every keyword and operator that the
 // lexer (grammar/token.go) knows. The scope of each construct is tested
 // in test/grammar/*.weft (npm run test:grammar).
 import { test } from 'node:test';
@@ -75,25 +75,30 @@ test('no token of an example model is scoped invalid', async () => {
   }
 });
 
-// lexerWords reads the kind table of grammar/token.go: each keyword (the
-// kinds from CONST to AWAIT; COND to AWAIT are the reserved ones) and each
-// operator or punctuation token.
-function lexerWords(): { keywords: string[]; reserved: string[]; operators: string[] } {
+// lexerWords reads grammar/token.go: the keywords (the kinds declared
+// between keywordBeg and keywordEnd, spelled as the kindText table says)
+// and each operator or punctuation token of kindText. Language version 2
+// has no reserved words: every keyword means something.
+function lexerWords(): { keywords: string[]; operators: string[] } {
   const src = readFileSync(join(repoRoot, 'grammar', 'token.go'), 'utf8');
   const table = /var kindText = \[\.\.\.\]string\{([\s\S]*?)\n\}/.exec(src);
   assert.ok(table, 'kindText not found in grammar/token.go');
   const entries = [...table[1].matchAll(/([A-Z_]+):\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => ({ kind: m[1], text: m[2] }));
-  const kinds = entries.map((e) => e.kind);
-  const from = kinds.indexOf('CONST');
-  const reservedFrom = kinds.indexOf('COND');
-  const to = kinds.indexOf('AWAIT');
-  assert.ok(from >= 0 && reservedFrom > from && to > reservedFrom, 'keyword kinds CONST…COND…AWAIT not found in kindText');
-  const keywords = entries.slice(from, reservedFrom).map((e) => e.text);
-  const reserved = entries.slice(reservedFrom, to + 1).map((e) => e.text);
+  const block = /\n\tkeywordBeg\n([\s\S]*?)\n\tkeywordEnd\n/.exec(src);
+  assert.ok(block, 'keywordBeg … keywordEnd not found in grammar/token.go');
+  const kinds = block[1].split('\n').map((l) => l.replace(/\/\/.*$/, '').trim()).filter((l) => /^[A-Z_]+$/.test(l));
+  const keywords = kinds.map((k) => {
+    const e = entries.find((e) => e.kind === k);
+    assert.ok(e, `keyword kind ${k} has no text in kindText`);
+    return e.text;
+  });
   const operators = entries.filter((e) => /^[^A-Za-z]+$/.test(e.text)).map((e) => e.text);
-  assert.ok(keywords.length >= 25 && reserved.length >= 6 && operators.length >= 25,
-    `implausible kind table: ${keywords.length} keywords, ${reserved.length} reserved, ${operators.length} operators`);
-  return { keywords, reserved, operators };
+  assert.ok(keywords.length >= 33 && operators.length >= 28,
+    `implausible kind table: ${keywords.length} keywords, ${operators.length} operators`);
+  for (const word of ['func', 'trylock', 'cond', 'wait', 'signal', 'broadcast', 'choose', 'await']) {
+    assert.ok(keywords.includes(word), `${word} is not a keyword of grammar/token.go`);
+  }
+  return { keywords, operators };
 }
 
 test('every keyword of the lexer is a keyword of the grammar, and only as a whole word', async () => {
@@ -112,13 +117,22 @@ test('every keyword of the lexer is a keyword of the grammar, and only as a whol
   }
 });
 
-test('the words reserved for version 2 are marked invalid.illegal.reserved', async () => {
+test('the keywords of language version 2 are scoped as keywords and types, not as errors or names', async () => {
   const tokenize = await loadTokenizer();
-  const { reserved } = lexerWords();
-  for (const word of reserved) {
-    for (const line of [word, `var ${word} int`, `${word}(x)`]) {
+  const want: Record<string, string> = {
+    func: 'storage.type.func.weft',
+    trylock: 'keyword.control.concurrency.weft',
+    wait: 'keyword.control.concurrency.weft',
+    signal: 'keyword.control.concurrency.weft',
+    broadcast: 'keyword.control.concurrency.weft',
+    await: 'keyword.control.concurrency.weft',
+    choose: 'keyword.other.choose.weft',
+    cond: 'support.type.primitive.weft',
+  };
+  for (const [word, scope] of Object.entries(want)) {
+    for (const line of [word, `x = ${word}`, `${word}(x)`]) {
       const t = tokenize(line).find((t) => t.text === word);
-      assert.ok(t?.scopes.includes('invalid.illegal.reserved.weft'), `${word} in ${JSON.stringify(line)}: ${t ? where(t) : 'no token'}`);
+      assert.ok(t?.scopes.includes(scope) && !t.scopes.some(isInvalid), `${word} in ${JSON.stringify(line)}: ${t ? where(t) : 'no token'}`);
     }
   }
 });
@@ -139,9 +153,9 @@ test('no operator or punctuation of the lexer is scoped invalid', async () => {
 test('the names in declarations exclude exactly the keywords of the lexer', () => {
   // A declared name is matched by [\p{L}_][\p{L}\p{Nd}_]* preceded by a
   // negative look-ahead for the keywords, repeated in several rules; each
-  // copy must list the lexer's keywords, reserved ones included.
-  const { keywords, reserved } = lexerWords();
-  const want = [...keywords, ...reserved].sort();
+  // copy must list the lexer's keywords.
+  const { keywords } = lexerWords();
+  const want = [...keywords].sort();
   const rules = JSON.stringify(JSON.parse(readFileSync(join(extensionRoot, 'syntaxes', 'weft.tmLanguage.json'), 'utf8')));
   const lists = [...rules.matchAll(/\(\?!\(\?:([a-z|]+)\)/g)].map((m) => m[1].split('|').sort());
   assert.ok(lists.length >= 8, `found ${lists.length} keyword look-aheads in the grammar, expected one per declared name`);
