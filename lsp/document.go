@@ -39,6 +39,9 @@ type snapshot struct {
 
 	factsOnce sync.Once
 	factsVal  *facts // see facts()
+	// factsMissing says why a program without errors has no facts: it
+	// uses steps the access analysis does not follow yet.
+	factsMissing string
 }
 
 func newSnapshot(name string, version int32, text []byte) *snapshot {

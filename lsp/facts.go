@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,6 +37,8 @@ func (snap *snapshot) facts() *facts {
 		sum, err := access.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec)
 		if err == nil {
 			snap.factsVal = &facts{sum: sum, prog: snap.loaded.Program}
+		} else if errors.Is(err, access.ErrUnsupported) {
+			snap.factsMissing = err.Error()
 		}
 	})
 	return snap.factsVal

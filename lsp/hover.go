@@ -48,6 +48,10 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 			}
 			b.WriteString(sb.String())
 		}
+	} else if snap.factsMissing != "" && b.Len() > 0 {
+		// Say why the hover has no steps or interference, rather than
+		// leaving the user to guess.
+		b.WriteString("\n---\n\n*No step facts:* " + strings.TrimPrefix(snap.factsMissing, "access: ") + ".\n")
 	}
 	if b.Len() == 0 {
 		return nil, nil
