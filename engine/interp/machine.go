@@ -32,6 +32,10 @@ const (
 	Failing
 	// Finished: the thread has ended.
 	Finished
+	// Spinning: the thread is parked at a loop head, repeating an
+	// iteration that only reads (see "Spin loops wait" in spin.go). It
+	// never runs again in this execution.
+	Spinning
 )
 
 // StopKind says why a step stops the execution.
@@ -93,6 +97,7 @@ type Thread struct {
 	Name       string
 	Steps      int32 // visible steps executed so far
 	spawned    int32 // threads this thread has spawned
+	spin       spinState
 }
 
 // EventKind is the kind of a visible step (see ir.EventKind).
@@ -161,6 +166,10 @@ type undoRecord struct {
 	newChild bool  // the step spawned a thread (removed on undo)
 	procCnt  int32 // proc whose spawn count was incremented, or -1
 	total    int   // Machine.total before the step
+	// The moving thread's spin record, and the sizes of the machine's
+	// spin stacks, before the step (see "Spin loops wait").
+	spin                     spinState
+	spinSlotsLo, spinReadsLo int32
 }
 
 // word is a word of memory or of a frame, by its index: in the undo logs
@@ -194,6 +203,16 @@ type Machine struct {
 	// that an exploration's step bound falls where it would on a fine
 	// machine.
 	TailBound int
+
+	// NoSpinWait makes while loops run on where they would spin (see
+	// "Spin loops wait"); awaits wait all the same.
+	NoSpinWait bool
+
+	writes      []int64 // per location: the steps that wrote it in this execution
+	spinSlots   []int64 // see spinState
+	spinReads   []spinRead
+	stepSlotsLo int32 // len(spinSlots) when the current step started
+	passedHead  bool  // the current local run arrived at a loop head
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
@@ -239,6 +258,23 @@ func NewMachine(prog *ir.Program, localBudget int) *Machine {
 // declared threads alone take more, it allocates no frame and returns
 // an error wrapping ErrMemoryBudget.
 func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*Machine, error) {
+	return NewMachineConfig(prog, Config{LocalBudget: localBudget, MemoryBudget: memoryBudget})
+}
+
+// Config is what a machine is made with (see the Machine fields of the
+// same names); the zero value is NewMachine's defaults.
+type Config struct {
+	LocalBudget  int   // 0: DefaultLocalBudget
+	MemoryBudget int64 // 0: none
+	NoSpinWait   bool
+}
+
+// NewMachineConfig is NewBoundedMachine with every setting of a machine:
+// those that change what the initial local computations do (a thread
+// that starts with `while true {}` spins there, unless NoSpinWait) must be
+// given before they run.
+func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
+	localBudget, memoryBudget := cfg.LocalBudget, cfg.MemoryBudget
 	if localBudget <= 0 {
 		localBudget = DefaultLocalBudget
 	}
@@ -253,9 +289,11 @@ func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*
 		Prog:         prog,
 		Mem:          append([]int64(nil), prog.Init...),
 		memSaved:     make([]uint64, bitWords(len(prog.Init))),
+		writes:       make([]int64, len(prog.Init)),
 		LocalBudget:  localBudget,
 		procSpawns:   make([]int32, len(prog.Procs)),
 		MemoryBudget: memoryBudget,
+		NoSpinWait:   cfg.NoSpinWait,
 	}
 	for _, spec := range prog.Threads {
 		body := prog.Bodies[spec.Body]
@@ -334,7 +372,7 @@ const MaxTail = 64
 func (m *Machine) Enabled(t int) bool {
 	th := m.Threads[t]
 	switch th.Status {
-	case Finished:
+	case Finished, Spinning:
 		return false
 	case Failing:
 		return true
@@ -411,8 +449,10 @@ func (m *Machine) step(t int, ev *Event) bool {
 	rec := undoRecord{
 		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
 		spawned: th.spawned, frameLo: len(m.frameUndo), memLo: len(m.memUndo), procCnt: -1,
-		total: m.total,
+		total: m.total, spin: th.spin,
+		spinSlotsLo: int32(len(m.spinSlots)), spinReadsLo: int32(len(m.spinReads)),
 	}
+	m.stepSlotsLo = rec.spinSlotsLo
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
 	th.Steps++
@@ -486,6 +526,7 @@ func (m *Machine) step(t int, ev *Event) bool {
 	if !ok {
 		return false
 	}
+	m.spinStep(th, ev)
 	if in.Op != ir.OpAtomic {
 		th.PC++
 	}
@@ -521,7 +562,9 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 		if m.Prog.Locations[th.Frame[in.B]].Atomic {
 			break
 		}
-		tail = append(tail, TailStep{Access: m.loadStore(th, in), PC: th.PC})
+		a := m.loadStore(th, in)
+		m.spinNote(th, a.Loc, a.Value, a.Write)
+		tail = append(tail, TailStep{Access: a, PC: th.PC})
 		th.Steps++
 		m.total++
 		th.PC++
@@ -550,6 +593,7 @@ func (m *Machine) write(loc int32, v int64) {
 	if bit := uint64(1) << (uint32(loc) & 63); m.memSaved[uint32(loc)>>6]&bit == 0 {
 		m.memSaved[uint32(loc)>>6] |= bit
 		m.memUndo = append(m.memUndo, word{loc, m.Mem[loc]})
+		m.writes[loc]++
 	}
 	m.Mem[loc] = v
 }
@@ -635,6 +679,7 @@ func (m *Machine) Undo() {
 	for i := len(m.memUndo) - 1; i >= rec.memLo; i-- {
 		w := m.memUndo[i]
 		m.Mem[w.at] = w.v
+		m.writes[w.at]--
 	}
 	m.memUndo = m.memUndo[:rec.memLo]
 	th := m.Threads[rec.thread]
@@ -644,6 +689,9 @@ func (m *Machine) Undo() {
 	}
 	m.frameUndo = m.frameUndo[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
+	th.spin = rec.spin
+	m.spinSlots = m.spinSlots[:rec.spinSlotsLo]
+	m.spinReads = m.spinReads[:rec.spinReadsLo]
 	m.total = rec.total
 	m.undo = m.undo[:n]
 }
@@ -682,6 +730,10 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 		case ir.OpAtomicEnd:
 			th.PC = in.A
 			return true
+		case ir.OpLoopHead:
+			// A loop inside an atomic block cannot be waited on: nothing
+			// changes what it reads until the block ends.
+			th.PC++
 		default:
 			if m.exec(th, &budget) {
 				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
@@ -726,8 +778,12 @@ func (m *Machine) runLocal(t int32) {
 		}
 	}
 	budget := m.LocalBudget
+	m.passedHead = false
 	m.runLocalFrom(th, &budget)
-	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) {
+	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) || m.passedHead {
+		// Short, or through a loop head: a run that arrives at a loop
+		// head does more than write its frame (see "Spin loops wait"),
+		// so it is not memoised.
 		return
 	}
 	if !hot {
@@ -765,6 +821,16 @@ func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 		}
 		if op == ir.OpAtomicEnd { // only reachable through a lowering bug; keep going
 			th.PC = th.Body.Code[th.PC].A
+			continue
+		}
+		if op == ir.OpLoopHead {
+			m.passedHead = true
+			if m.arriveAtHead(th) {
+				th.Status = Spinning
+				return
+			}
+			th.PC++
+			*budget-- // (exec stops the thread if that was the last)
 			continue
 		}
 		if m.exec(th, budget) {

@@ -76,6 +76,12 @@ func joinWords(a, b string) string {
 	return a + "; " + b
 }
 
+// FormatValue renders the value v of shared location loc as traces show
+// it: "true", "free", "held by t1", "worker#0", "3".
+func FormatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {
+	return formatValue(prog, m, loc, v)
+}
+
 func formatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {
 	if loc >= 0 && int(loc) < len(prog.Locations) {
 		l := prog.Locations[loc]
