@@ -282,8 +282,8 @@ func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*
 // Config is what a machine is made with (see the Machine fields of the
 // same names); the zero value is NewMachine's defaults.
 type Config struct {
-	LocalBudget  int   // 0: DefaultLocalBudget
-	MemoryBudget int64 // 0: none
+	LocalBudget     int   // 0: DefaultLocalBudget
+	MemoryBudget    int64 // 0: none
 	NoSpinWait      bool
 	SpuriousWakeups bool
 }
