@@ -177,7 +177,7 @@ func TestStepStatesInFunction(t *testing.T) {
 		in(ir.OpStore, 1, 2, 0),
 		in(ir.OpEnd, 0, 0, 0),
 	}, []ir.LocalVar{{Name: "a", Slot: 0, Size: 1, Scope: scope(10, 50)}, {Name: "r", Slot: 1, Size: 1, Scope: scope(10, 50)}}, f))
-	states, err := engine.StepStates(context.Background(), prog, []int32{0, 0, 0}, 0, 0, 0)
+	states, err := engine.StepStates(context.Background(), prog, []int32{0, 0, 0}, engine.ReplayOptions{}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

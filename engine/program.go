@@ -37,6 +37,7 @@ const (
 	Ready    = interp.Ready
 	Failing  = interp.Failing
 	Finished = interp.Finished
+	Spinning = interp.Spinning
 
 	NoStop           = interp.NoStop
 	StopAssertion    = interp.StopAssertion
@@ -53,6 +54,13 @@ const (
 	EvJoin   = interp.EvJoin
 	EvAtomic = interp.EvAtomic
 	EvStop   = interp.EvStop
+
+	EvChoose    = interp.EvChoose
+	EvTrylock   = interp.EvTrylock
+	EvWait      = interp.EvWait
+	EvWake      = interp.EvWake
+	EvSignal    = interp.EvSignal
+	EvBroadcast = interp.EvBroadcast
 
 	DefaultLocalBudget = interp.DefaultLocalBudget
 	maxTail            = interp.MaxTail

@@ -16,16 +16,22 @@ type ReplayStep struct {
 }
 
 // Replay re-executes schedule from the initial state of prog, calling
-// visit after each step (visit may be nil). localBudget is the bound on
-// local instructions between visible steps that the schedule was found
-// with (0: DefaultLocalBudget). It returns the events and an error if the
-// schedule does not fit the program (a thread that does not exist or
-// cannot move).
-func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayStep)) ([]Event, *Machine, error) {
+// visit after each step (visit may be nil). ro are the settings the
+// schedule was found with (a bug's ReplayOptions): the bound on local
+// instructions between visible steps, whether spin loops wait. It returns
+// the events and an error if the schedule does not fit the program (a
+// thread that does not exist or cannot move).
+func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(ReplayStep)) ([]Event, *Machine, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m := interp.NewMachine(prog, localBudget)
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait, SpuriousWakeups: ro.SpuriousWakeups})
+	if err != nil {
+		return nil, nil, err
+	}
+	if ro.Choices != nil && len(ro.Choices) != len(schedule) {
+		return nil, m, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
+	}
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
 		if t < 0 || int(t) >= len(m.Threads) {
@@ -34,9 +40,16 @@ func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayS
 		if !m.Enabled(int(t)) {
 			return events, m, fmt.Errorf("step %d: thread %s cannot move", i+1, m.Threads[t].Name)
 		}
+		alt := 0
+		if ro.Choices != nil {
+			alt = int(ro.Choices[i])
+		}
+		if n := m.Alternatives(int(t)); alt < 0 || alt >= n {
+			return events, m, fmt.Errorf("step %d: thread %s's step has %d alternatives, not %d", i+1, m.Threads[t].Name, n, alt+1)
+		}
 		events = append(events, Event{})
 		ev := &events[len(events)-1]
-		ok := m.Step(int(t), ev)
+		ok := m.StepAlt(int(t), alt, ev)
 		if visit != nil {
 			tr := BuildTrace(prog, events[i:i+1], m)[0]
 			visit(ReplayStep{Index: i, Event: ev, Trace: tr, M: m})

@@ -32,8 +32,8 @@ import (
 // includes everything the functions it may reach read and write.
 //
 // Loops: every while loop outside an atomic block starts with an
-// OpLoopHead (its index in ir.Body.Loops, whose Slots are left nil for
-// ir.AnalyzeLoops); `await E` is lowered as the loop `while !E {}`: a head
+// OpLoopHead (its index in ir.Body.Loops, whose Slots
+// ir.Program.AnalyzeLoops fills in once the program is complete); `await E` is lowered as the loop `while !E {}`: a head
 // (ir.Loop.Await), the evaluation of E, and a jump back to the head while
 // it is false.
 //
@@ -88,6 +88,7 @@ func Lower(p *analysis.Program) (prog *ir.Program, err error) {
 	if err := l.out.Validate(); err != nil {
 		return nil, fmt.Errorf("lower: %w", err)
 	}
+	l.out.AnalyzeLoops() // after Validate: it walks the code by its jumps
 	return l.out, nil
 }
 

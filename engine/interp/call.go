@@ -328,6 +328,12 @@ func (m *Machine) ret(th *Thread, pc int32, in ir.Instr) bool {
 	site := cs.sites[d-1]
 	d--
 	cs.depth = d
+	if th.spin.at != 0 && th.spin.depth > d {
+		// Leaving the frame of the loop the thread last passed the head
+		// of: its next arrival there (in another call) is no iteration of
+		// that loop, so it starts afresh (see "Spin loops wait").
+		th.spin.at = 0
+	}
 	if d == 0 {
 		th.Frame, th.saved = cs.base, cs.baseSaved
 	} else {

@@ -95,6 +95,16 @@ type Options struct {
 	// (see "Coarse steps"); DFS always does.
 	EveryAccess bool
 
+	// NoSpinWait turns spin-waiting off: a while loop that only reads goes
+	// on running (up to MaxSteps) instead of waiting for a write of what
+	// it read (see "Spin loops wait" in package interp). An await always
+	// waits.
+	NoSpinWait bool
+	// SpuriousWakeups lets a thread waiting on a condition variable wake
+	// up without being signalled, as POSIX allows: each such wake-up is
+	// explored.
+	SpuriousWakeups bool
+
 	PruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
 }
 
@@ -103,10 +113,15 @@ type Stats struct {
 	Executions    int64 // maximal executions explored that were not sleep-set blocked
 	SSB           int64 // sleep-set-blocked executions
 	AssumeBlocked int64 // executions (among Executions) that ended in a failed assume
-	Events        int64 // visible steps executed
-	MaxDepth      int   // longest execution, in steps
-	MaxThreads    int   // most threads alive in one execution (declared and spawned)
-	Elapsed       time.Duration
+	// SpinBlocked counts the executions, not among Executions, that ended
+	// with a spinning thread that read a location written after its read:
+	// it would have read the new value and gone on, in another execution
+	// (see "Spin loops wait" in package interp).
+	SpinBlocked int64
+	Events      int64 // visible steps executed
+	MaxDepth    int   // longest execution, in steps
+	MaxThreads  int   // most threads alive in one execution (declared and spawned)
+	Elapsed     time.Duration
 }
 
 // Result is the outcome of an exploration.
@@ -170,9 +185,15 @@ type Bug struct {
 	Other *RaceSide
 	// Schedule is the thread index chosen at each step; replaying it from
 	// the initial state (with LocalBudget) reproduces the bug.
-	Schedule    []int32
-	LocalBudget int // the local-instruction bound it was found with (0: the default)
-	Trace       []TraceStep
+	Schedule []int32
+	// Choices is the alternative of each step of Schedule (see
+	// interp.Machine.Alternatives: a choose's value, the waiter a signal
+	// wakes); nil when every step took its first.
+	Choices         []int32
+	LocalBudget     int  // the local-instruction bound it was found with (0: the default)
+	NoSpinWait      bool // it was found with Options.NoSpinWait
+	SpuriousWakeups bool // it was found with Options.SpuriousWakeups
+	Trace           []TraceStep
 	// FirstMessage is, when a shorter trace of the same bug replaced the
 	// one first found (and handed to OnBug) and the message changed with
 	// it (another array index, another instance of a thread), the message
@@ -180,6 +201,22 @@ type Bug struct {
 	FirstMessage string
 
 	key string // what an exploration reports once (see explorer.report)
+}
+
+// ReplayOptions are what a replay of a schedule needs besides the
+// schedule: the settings of the machine it was found with.
+type ReplayOptions struct {
+	// Choices is the alternative of each step (see Bug.Choices; nil: the
+	// first of every step).
+	Choices         []int32
+	LocalBudget     int // 0: the default
+	NoSpinWait      bool
+	SpuriousWakeups bool
+}
+
+// ReplayOptions are the options that replay b's schedule.
+func (b *Bug) ReplayOptions() ReplayOptions {
+	return ReplayOptions{Choices: b.Choices, LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups}
 }
 
 // RaceSide is one access of a data race.
@@ -203,6 +240,9 @@ type TraceStep struct {
 	Object string
 	// Ends marks the step with which its thread finished.
 	Ends bool
+	// Choice is the alternative the step took (Bug.Choices): 0 for the
+	// first, and for every step that has only one.
+	Choice int32
 }
 
 // Coarse steps
@@ -325,13 +365,15 @@ func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
 		bugAt: make(map[string]int),
 	}
 	x.heapSample[0].Name = heapMetric
-	m, err := interp.NewBoundedMachine(prog, opts.LocalBudget, max(opts.MaxMemory, 0))
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: opts.LocalBudget, MemoryBudget: max(opts.MaxMemory, 0),
+		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups})
 	if errors.Is(err, interp.ErrMemoryBudget) {
 		x.StopReason = StoppedMemory
 		return x
 	}
 	x.M = m
 	x.Clk = clocks.New(len(m.Threads), len(prog.Locations))
+	x.Clk.SpuriousWakeups = opts.SpuriousWakeups
 	return x
 }
 
@@ -450,6 +492,43 @@ func (x *Driver) RangeOf(t int32, pc int32) source.Range {
 	return source.Range{}
 }
 
+// describeBlocked says in words why thread t, which cannot move, never
+// will: "t1 waits at lock(m) held by t2", "consumer spins forever at line
+// 12 (read flag = 0, which no thread writes again)", "consumer waits on
+// cv notEmpty (wait at line 7), never signalled".
+func (x *Driver) describeBlocked(t int32) string {
+	th := x.M.Threads[t]
+	if th.Status == interp.Spinning {
+		return th.Name + " " + x.describeSpin(t)
+	}
+	if in := th.Body.Code[th.PC]; in.Op == ir.OpWake && x.M.Waiting(int(t)) {
+		return fmt.Sprintf("%s waits on cv %s (wait at line %d), never signalled", th.Name,
+			x.Prog.Locations[th.Frame[in.B]].Name, x.RangeOf(t, th.PC-1).Start.Line+1)
+	}
+	return th.Name + " waits at " + x.DescribePending(t)
+}
+
+// describeSpin says where and on what thread t spins forever.
+func (x *Driver) describeSpin(t int32) string {
+	th := x.M.Threads[t]
+	s := "spins forever at line " + fmt.Sprint(x.RangeOf(t, th.PC).Start.Line+1)
+	if l := x.M.SpinLoop(int(t)); l != nil && l.Await {
+		s = "waits forever at the await at line " + fmt.Sprint(x.RangeOf(t, th.PC).Start.Line+1)
+	}
+	reads := x.M.SpinReads(int(t))
+	if len(reads) == 0 {
+		return s + " (a loop that reads no shared memory)"
+	}
+	parts := make([]string, len(reads))
+	for i, r := range reads {
+		parts[i] = x.Prog.Locations[r.Loc].Name + " = " + interp.FormatValue(x.Prog, x.M, r.Loc, r.Value)
+	}
+	if len(reads) == 1 {
+		return s + " (read " + parts[0] + ", which no thread writes again)"
+	}
+	return s + " (read " + strings.Join(parts, ", ") + ", which no thread writes again)"
+}
+
 // DescribePending says in words what a blocked thread waits for.
 func (x *Driver) DescribePending(t int32) string {
 	th := x.M.Threads[t]
@@ -468,6 +547,14 @@ func (x *Driver) DescribePending(t int32) string {
 			return "join " + x.M.Threads[tid-1].Name
 		}
 		return "join"
+	case ir.OpWake:
+		// Woken (or free to wake up spuriously), but the mutex is held.
+		loc := th.Frame[in.A]
+		s := "the wake-up from " + x.Prog.Locations[th.Frame[in.B]].Name + ": lock(" + x.Prog.Locations[loc].Name + ")"
+		if o := x.M.Mem[loc]; o > 0 && int(o) <= len(x.M.Threads) {
+			s += " held by " + x.M.Threads[o-1].Name
+		}
+		return s
 	}
 	return in.Op.String()
 }
@@ -500,11 +587,22 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	if x.Known(key, steps) {
 		return
 	}
-	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget, key: key}
+	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget,
+		NoSpinWait: x.Opts.NoSpinWait, SpuriousWakeups: x.Opts.SpuriousWakeups, key: key}
 	b.Schedule = make([]int32, 0, steps)
 	for i := 0; i < steps; i++ {
+		if alt := x.Evs[i].Alt; alt != 0 && b.Choices == nil {
+			b.Choices = make([]int32, len(b.Schedule), cap(b.Schedule))
+		}
 		for j := x.Evs[i].Steps(); j > 0; j-- {
 			b.Schedule = append(b.Schedule, x.Evs[i].Thread)
+			if b.Choices != nil {
+				alt := x.Evs[i].Alt
+				if j != x.Evs[i].Steps() {
+					alt = 0 // a tail access
+				}
+				b.Choices = append(b.Choices, alt)
+			}
 		}
 	}
 	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
@@ -581,7 +679,7 @@ func BuildTrace(prog *ir.Program, events []interp.Event, m *interp.Machine) []Tr
 		th := m.Threads[ev.Thread]
 		r := th.Body.Ranges
 		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev),
-			Kind: ev.Kind, Object: eventObject(prog, m, ev)}
+			Kind: ev.Kind, Object: eventObject(prog, m, ev), Choice: ev.Alt}
 		if int(ev.PC) < len(r) {
 			st.Range = r[ev.PC]
 		}
@@ -639,8 +737,12 @@ func (x *Driver) GrowEvents(d int) {
 // the step stops the execution; the step is on the machine either way. A
 // step stopped by the memory budget (interp.StopMemory) sets StopReason:
 // the exploration must take it back and end.
-func (x *Driver) Step(t int, ev *interp.Event) bool {
-	ok := x.M.Step(t, ev)
+func (x *Driver) Step(t int, ev *interp.Event) bool { return x.StepAlt(t, 0, ev) }
+
+// StepAlt is Step with alternative alt of the step (see
+// interp.Machine.Alternatives).
+func (x *Driver) StepAlt(t, alt int, ev *interp.Event) bool {
+	ok := x.M.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		x.StopReason = StoppedMemory
 	} else if n := x.M.BigSteps(); n != x.bigSteps {
@@ -696,10 +798,16 @@ func (x *Driver) Deadlocked() bool {
 
 // Deadlock handles an execution of d steps in which no thread can move:
 // a deadlock if some thread has not finished (reported once per set of
-// blocked positions), and the end of an execution.
+// blocked positions), and the end of an execution; or, if some thread
+// spins on a location written since it read it, a spin-blocked
+// execution, which is neither (Stats.SpinBlocked).
 func (x *Driver) Deadlock(d int) {
 	var blocked []int32
 	for t, th := range x.M.Threads {
+		if x.M.StaleSpin(t) {
+			x.Stats.SpinBlocked++
+			return
+		}
 		if th.Status != interp.Finished {
 			blocked = append(blocked, int32(t))
 		}
@@ -709,7 +817,7 @@ func (x *Driver) Deadlock(d int) {
 		keys := make([]string, 0, len(blocked))
 		for _, t := range blocked {
 			th := x.M.Threads[t]
-			parts = append(parts, th.Name+" waits at "+x.DescribePending(t))
+			parts = append(parts, x.describeBlocked(t))
 			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
 		}
 		sort.Strings(keys)
