@@ -236,6 +236,22 @@ func New(threads, locations int) *Clocks {
 	return c
 }
 
+// ForProgram returns empty clocks for a program that starts with threads
+// threads and has the shared locations locs, its atomic variables marked
+// (see Clocks.Atomic).
+func ForProgram(threads int, locs []ir.Location) *Clocks {
+	c := New(threads, len(locs))
+	for i, l := range locs {
+		if l.Atomic {
+			if c.Atomic == nil {
+				c.Atomic = make([]bool, len(locs))
+			}
+			c.Atomic[i] = true
+		}
+	}
+	return c
+}
+
 // grow makes room for n threads.
 func (c *Clocks) grow(n int) {
 	for len(c.lastEv) < n {

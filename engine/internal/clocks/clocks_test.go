@@ -447,12 +447,8 @@ func checkAgainstDense(t *testing.T, seed int64, threads int, coarse, noDep bool
 	for i := g.data; i < int32(len(locs)); i++ {
 		locs[i].Mutex = true
 	}
-	c := New(threads, len(locs))
+	c := ForProgram(threads, locs)
 	c.NoDep = noDep
-	c.Atomic = make([]bool, len(locs))
-	for i, l := range locs {
-		c.Atomic[i] = l.Atomic
-	}
 	ref := &refClocks{noDep: noDep, locs: locs}
 	var evs []interp.Event
 	for n := 0; n < steps; n++ {

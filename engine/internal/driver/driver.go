@@ -331,15 +331,7 @@ func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
 		return x
 	}
 	x.M = m
-	x.Clk = clocks.New(len(m.Threads), len(prog.Locations))
-	for i, l := range prog.Locations {
-		if l.Atomic {
-			if x.Clk.Atomic == nil {
-				x.Clk.Atomic = make([]bool, len(prog.Locations))
-			}
-			x.Clk.Atomic[i] = true
-		}
-	}
+	x.Clk = clocks.ForProgram(len(m.Threads), prog.Locations)
 	return x
 }
 
