@@ -59,7 +59,7 @@ func loadSource(t *testing.T, path string, src []byte, kind engine.BugKind, opts
 			t.Fatal(err)
 		}
 		doc.File, doc.URI, doc.BugID = path, replay.FileURI(path), "bug-test"
-		states, err := engine.StepStates(context.Background(), ld.Exec, b.Schedule, b.LocalBudget, replay.DefaultArrayLimit, 0)
+		states, err := engine.StepStates(context.Background(), ld.Exec, b.Schedule, b.ReplayOptions(), replay.DefaultArrayLimit, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

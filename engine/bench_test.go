@@ -96,7 +96,7 @@ func BenchmarkRestoreVsReplay(b *testing.B) {
 	b.Run("replay-from-start", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, s := range schedules {
-				if _, _, err := engine.Replay(prog, s, 0, nil); err != nil {
+				if _, _, err := engine.Replay(prog, s, engine.ReplayOptions{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

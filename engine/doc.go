@@ -52,6 +52,18 @@
 // eight times MaxSteps) goes no further and
 // ends the exploration incomplete (StoppedExecutionLength).
 //
+// Spin loops wait (see "Spin loops wait" in package interp): a thread
+// whose loop iteration only read shared memory and left the loop's
+// relevant locals as they were is parked at the loop head for the rest of
+// the execution (Options.NoSpinWait turns this off for while loops; an
+// await always waits). An execution that ends with such a thread having
+// read a location written since is spin-blocked: the thread would have
+// read the new value and gone on, which another execution explores. It
+// is counted in Stats.SpinBlocked, not in Stats.Executions, reports no
+// bug and is not handed to OnExecution; the counts above are of the
+// executions that are not spin-blocked. An execution that ends with
+// spinning threads that no write can release is a deadlock.
+//
 // Programs with a data race are explored with every shared access a
 // scheduling point; race-free ones with coarse steps first (see "Coarse
 // steps" in package driver), which changes no count and no bug.

@@ -21,6 +21,9 @@ type (
 	Bug       = driver.Bug
 	RaceSide  = driver.RaceSide
 	TraceStep = driver.TraceStep
+	// ReplayOptions are what a replay needs besides the schedule (see
+	// Bug.ReplayOptions).
+	ReplayOptions = driver.ReplayOptions
 )
 
 const (

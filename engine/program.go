@@ -36,6 +36,7 @@ const (
 	Ready    = interp.Ready
 	Failing  = interp.Failing
 	Finished = interp.Finished
+	Spinning = interp.Spinning
 
 	NoStop           = interp.NoStop
 	StopAssertion    = interp.StopAssertion

@@ -9,7 +9,7 @@ import (
 // again: the last step stops with the same kind of failure, or the final
 // state is a deadlock, or the last step is in a data race.
 func Reproduce(prog *Program, bug *Bug) error {
-	events, m, err := Replay(prog, bug.Schedule, bug.LocalBudget, nil)
+	events, m, err := Replay(prog, bug.Schedule, bug.ReplayOptions(), nil)
 	if err != nil {
 		return err
 	}
@@ -36,6 +36,9 @@ func Reproduce(prog *Program, bug *Bug) error {
 				return fmt.Errorf("thread %s can still move", th.Name)
 			}
 			unfinished = unfinished || th.Status != Finished
+			if m.StaleSpin(t) {
+				return fmt.Errorf("thread %s spins on a location written since it read it: the execution is spin-blocked, not a deadlock", th.Name)
+			}
 		}
 		if !unfinished {
 			return fmt.Errorf("every thread finished")

@@ -50,13 +50,13 @@ var ErrTraceTooLong = errors.New("trace longer than the limit")
 // Arrays longer than arrayLimit elements are elided (0: never). A schedule
 // of more than maxSteps steps is refused with ErrTraceTooLong (0: no
 // limit), since each step's state is kept.
-func StepStates(ctx context.Context, prog *Program, schedule []int32, localBudget, arrayLimit, maxSteps int) ([]StepState, error) {
+func StepStates(ctx context.Context, prog *Program, schedule []int32, ro ReplayOptions, arrayLimit, maxSteps int) ([]StepState, error) {
 	if maxSteps > 0 && len(schedule) > maxSteps {
 		return nil, ErrTraceTooLong
 	}
 	var states []StepState
 	var ctxErr error
-	_, _, err := Replay(prog, schedule, localBudget, func(st ReplayStep) {
+	_, _, err := Replay(prog, schedule, ro, func(st ReplayStep) {
 		if ctxErr != nil {
 			return
 		}

@@ -16,16 +16,19 @@ type ReplayStep struct {
 }
 
 // Replay re-executes schedule from the initial state of prog, calling
-// visit after each step (visit may be nil). localBudget is the bound on
-// local instructions between visible steps that the schedule was found
-// with (0: DefaultLocalBudget). It returns the events and an error if the
-// schedule does not fit the program (a thread that does not exist or
-// cannot move).
-func Replay(prog *Program, schedule []int32, localBudget int, visit func(ReplayStep)) ([]Event, *Machine, error) {
+// visit after each step (visit may be nil). ro are the settings the
+// schedule was found with (a bug's ReplayOptions): the bound on local
+// instructions between visible steps, whether spin loops wait. It returns
+// the events and an error if the schedule does not fit the program (a
+// thread that does not exist or cannot move).
+func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(ReplayStep)) ([]Event, *Machine, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m := interp.NewMachine(prog, localBudget)
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait})
+	if err != nil {
+		return nil, nil, err
+	}
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
 		if t < 0 || int(t) >= len(m.Threads) {

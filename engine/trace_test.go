@@ -61,7 +61,7 @@ thread b {
 
 func checkTraceEvents(t *testing.T, prog *engine.Program, b *engine.Bug) {
 	t.Helper()
-	states, err := engine.StepStates(context.Background(), prog, b.Schedule, b.LocalBudget, 0, 0)
+	states, err := engine.StepStates(context.Background(), prog, b.Schedule, b.ReplayOptions(), 0, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", b.Message, err)
 	}

@@ -124,7 +124,7 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 	}
 	doc := &Document{Kind: string(bug.Kind), Message: bug.Message, Range: RangeOf(bug.Range), Thread: bug.Thread,
 		Threads: []string{}, Steps: []Step{}}
-	states, err := engine.StepStates(ctx, prog, bug.Schedule, bug.LocalBudget, opts.ArrayLimit, opts.MaxStateSteps)
+	states, err := engine.StepStates(ctx, prog, bug.Schedule, bug.ReplayOptions(), opts.ArrayLimit, opts.MaxStateSteps)
 	switch {
 	case errors.Is(err, engine.ErrTraceTooLong):
 		if err := doc.replayWithoutStates(ctx, prog, bug); err != nil {
@@ -154,7 +154,7 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 func (doc *Document) replayWithoutStates(ctx context.Context, prog *engine.Program, bug *engine.Bug) error {
 	doc.StateOmitted = true
 	var ctxErr error
-	_, m, err := engine.Replay(prog, bug.Schedule, bug.LocalBudget, func(st engine.ReplayStep) {
+	_, m, err := engine.Replay(prog, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
 		if ctxErr != nil {
 			return
 		}

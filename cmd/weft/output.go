@@ -245,6 +245,7 @@ type checkJSON struct {
 	Executions    int64      `json:"executions"`
 	SSB           int64      `json:"ssb"`
 	AssumeBlocked int64      `json:"assume_blocked"`
+	SpinBlocked   int64      `json:"spin_blocked"`
 	Events        int64      `json:"events"`
 	TimeMS        float64    `json:"time_ms"`
 	Threads       int        `json:"threads"`
@@ -274,7 +275,7 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 		File: c.path, SourceSHA256: sourceHash(c.src), Status: c.status, ExitCode: exitCodeOf(c.status),
 		Algorithm: c.flags.algo, K: c.flags.k, MaxSteps: c.flags.maxSteps, MaxMemory: c.flags.memoryBudget(),
 		Complete: res.Complete, Stopped: res.Stopped,
-		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, Events: res.Events,
+		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, SpinBlocked: res.SpinBlocked, Events: res.Events,
 		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
 		Bugs: []bugJSON{}, Warnings: c.warnings,
 	}

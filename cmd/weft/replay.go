@@ -81,7 +81,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	show := newStateView(ld.Exec, *fullState)
 	show.initial(stdout)
-	events, m, err := engine.Replay(ld.Exec, bug.Schedule, bug.LocalBudget, func(st engine.ReplayStep) {
+	events, m, err := engine.Replay(ld.Exec, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
 		fmt.Fprintf(stdout, "\nstep %d  %s  %s  (%d:%d)\n", st.Index+1, st.Trace.Thread, st.Trace.Op,
 			st.Trace.Range.Start.Line+1, st.Trace.Range.Start.Col+1)
 		show.step(stdout, st.M, st.Event)

@@ -32,6 +32,10 @@ const (
 	Failing
 	// Finished: the thread has ended.
 	Finished
+	// Spinning: the thread is parked at a loop head, repeating an
+	// iteration that only reads (see "Spin loops wait" in spin.go). It
+	// never runs again in this execution.
+	Spinning
 )
 
 // StopKind says why a step stops the execution.
@@ -93,6 +97,8 @@ type Thread struct {
 	Name       string
 	Steps      int32 // visible steps executed so far
 	spawned    int32 // threads this thread has spawned
+	spin       spinState
+	cond       condState
 }
 
 // EventKind is the kind of a visible step (see ir.EventKind).
@@ -107,6 +113,13 @@ const (
 	EvJoin   = ir.EvJoin
 	EvAtomic = ir.EvAtomic
 	EvStop   = ir.EvStop
+
+	EvChoose    = ir.EvChoose
+	EvTrylock   = ir.EvTrylock
+	EvWait      = ir.EvWait
+	EvWake      = ir.EvWake
+	EvSignal    = ir.EvSignal
+	EvBroadcast = ir.EvBroadcast
 )
 
 // Event is one executed visible step.
@@ -115,12 +128,14 @@ type Event struct {
 	Kind     EventKind
 	Stop     StopKind    // non-zero if this step stopped the execution
 	Finished bool        // the thread finished with this step
-	Loc      int32       // location for reads, writes, locks and unlocks; thread for spawn and join
-	Value    int64       // value read or written
+	Loc      int32       // location for reads, writes, locks, unlocks and trylocks; thread for spawn and join; condition variable for wait, wake, signal and broadcast
+	Value    int64       // value read or written; a choose's value; 1 if a trylock took its mutex; for wait and wake the waiters left; the woken thread + 1 of a signal (0: none); the threads a broadcast woke
+	Alt      int32       // the alternative taken (see Machine.Alternatives)
+	Waker    int32       // for a wake: the index of the step that woke the thread, -1 for a spurious wake-up
 	PC       int32       // the instruction (in the thread's body) that made the step
 	Index    int32       // the step's index in its thread (0-based)
 	Message  string      // for stops: what went wrong
-	Acc      []ir.Access // for atomic steps: every access, in order
+	Acc      []ir.Access // for atomic steps: every access, in order; for wait: the mutex and the condition variable; for wake: the condition variable and the mutex
 	// Tail holds, on a machine in coarse mode, the plain accesses glued to
 	// this step (see Machine.Coarse); they follow it in the thread, with
 	// indices Index+1, Index+2, ….
@@ -161,6 +176,12 @@ type undoRecord struct {
 	newChild bool  // the step spawned a thread (removed on undo)
 	procCnt  int32 // proc whose spawn count was incremented, or -1
 	total    int   // Machine.total before the step
+	// The moving thread's spin record, and the sizes of the machine's
+	// spin stacks, before the step (see "Spin loops wait").
+	spin                     spinState
+	spinSlotsLo, spinReadsLo int32
+	cond                     condState // the moving thread's
+	wokeLo                   int32     // threads a signal woke: Machine.wokeUndo[wokeLo:]
 }
 
 // word is a word of memory or of a frame, by its index: in the undo logs
@@ -194,6 +215,22 @@ type Machine struct {
 	// that an exploration's step bound falls where it would on a fine
 	// machine.
 	TailBound int
+
+	// NoSpinWait makes while loops run on where they would spin (see
+	// "Spin loops wait"); awaits wait all the same.
+	NoSpinWait bool
+	// SpuriousWakeups lets a thread waiting on a condition variable wake
+	// up without a signal (see "Condition variables" in cond.go).
+	SpuriousWakeups bool
+
+	wokeUndo []wokeRec // see condState
+	waitBuf  []int32
+
+	writes      []int64 // per location: the steps that wrote it in this execution
+	spinSlots   []int64 // see spinState
+	spinReads   []spinRead
+	stepSlotsLo int32 // len(spinSlots) when the current step started
+	passedHead  bool  // the current local run arrived at a loop head
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
@@ -239,6 +276,24 @@ func NewMachine(prog *ir.Program, localBudget int) *Machine {
 // declared threads alone take more, it allocates no frame and returns
 // an error wrapping ErrMemoryBudget.
 func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*Machine, error) {
+	return NewMachineConfig(prog, Config{LocalBudget: localBudget, MemoryBudget: memoryBudget})
+}
+
+// Config is what a machine is made with (see the Machine fields of the
+// same names); the zero value is NewMachine's defaults.
+type Config struct {
+	LocalBudget     int   // 0: DefaultLocalBudget
+	MemoryBudget    int64 // 0: none
+	NoSpinWait      bool
+	SpuriousWakeups bool
+}
+
+// NewMachineConfig is NewBoundedMachine with every setting of a machine:
+// those that change what the initial local computations do (a thread
+// that starts with `while true {}` spins there, unless NoSpinWait) must be
+// given before they run.
+func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
+	localBudget, memoryBudget := cfg.LocalBudget, cfg.MemoryBudget
 	if localBudget <= 0 {
 		localBudget = DefaultLocalBudget
 	}
@@ -253,10 +308,13 @@ func NewBoundedMachine(prog *ir.Program, localBudget int, memoryBudget int64) (*
 		Prog:         prog,
 		Mem:          append([]int64(nil), prog.Init...),
 		memSaved:     make([]uint64, bitWords(len(prog.Init))),
+		writes:       make([]int64, len(prog.Init)),
 		LocalBudget:  localBudget,
 		procSpawns:   make([]int32, len(prog.Procs)),
 		MemoryBudget: memoryBudget,
+		NoSpinWait:   cfg.NoSpinWait,
 	}
+	m.SpuriousWakeups = cfg.SpuriousWakeups
 	for _, spec := range prog.Threads {
 		body := prog.Bodies[spec.Body]
 		t := &Thread{
@@ -334,7 +392,7 @@ const MaxTail = 64
 func (m *Machine) Enabled(t int) bool {
 	th := m.Threads[t]
 	switch th.Status {
-	case Finished:
+	case Finished, Spinning:
 		return false
 	case Failing:
 		return true
@@ -350,12 +408,15 @@ func (m *Machine) Enabled(t int) bool {
 			return tid != int64(t)+1 // an invalid tid is a runtime error; joining oneself blocks forever
 		}
 		return m.Threads[tid-1].Status == Finished
+	case ir.OpWake:
+		return m.wakeEnabled(th, in)
 	}
 	return true
 }
 
 // Peek describes the step thread t would make next without making it: its
-// kind and location (for atomic blocks, only the kind is known in advance).
+// kind and location (for atomic blocks, only the kind is known in advance;
+// for wait and wake, the location is the mutex; a choose has none).
 func (m *Machine) Peek(t int) (EventKind, int32) {
 	th := m.Threads[t]
 	if th.Status == Failing {
@@ -377,6 +438,18 @@ func (m *Machine) Peek(t int) (EventKind, int32) {
 		return EvJoin, int32(th.Frame[in.B] - 1)
 	case ir.OpAtomic:
 		return EvAtomic, -1
+	case ir.OpChoose:
+		return EvChoose, -1
+	case ir.OpTrylock:
+		return EvTrylock, int32(th.Frame[in.B])
+	case ir.OpWait:
+		return EvWait, int32(th.Frame[in.A])
+	case ir.OpWake:
+		return EvWake, int32(th.Frame[in.A])
+	case ir.OpSignal:
+		return EvSignal, int32(th.Frame[in.B])
+	case ir.OpBroadcast:
+		return EvBroadcast, int32(th.Frame[in.B])
 	}
 	return EvStop, -1
 }
@@ -384,10 +457,15 @@ func (m *Machine) Peek(t int) (EventKind, int32) {
 // Step executes the next visible step of thread t (which must be enabled
 // and not finished), then runs t's local computation up to its following
 // visible step, and fills ev. It returns false if the step stopped the
-// execution (ev.Stop says why).
-func (m *Machine) Step(t int, ev *Event) bool {
+// execution (ev.Stop says why). It takes the step's first alternative
+// (see StepAlt).
+func (m *Machine) Step(t int, ev *Event) bool { return m.StepAlt(t, 0, ev) }
+
+// StepAlt is Step with alternative alt of the step (0 ≤ alt <
+// Alternatives(t)): the value of a choose, the waiter a signal wakes.
+func (m *Machine) StepAlt(t, alt int, ev *Event) bool {
 	frameLo, memLo := len(m.frameUndo), len(m.memUndo)
-	ok := m.step(t, ev)
+	ok := m.step(t, alt, ev)
 	// Clear the bits of the words saved (see "Frame undo log"), whole
 	// words of bits at a time: no other bit is set.
 	saved := m.Threads[t].saved
@@ -406,15 +484,17 @@ func (m *Machine) Step(t int, ev *Event) bool {
 	return ok
 }
 
-func (m *Machine) step(t int, ev *Event) bool {
+func (m *Machine) step(t, alt int, ev *Event) bool {
 	th := m.Threads[t]
 	rec := undoRecord{
 		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
 		spawned: th.spawned, frameLo: len(m.frameUndo), memLo: len(m.memUndo), procCnt: -1,
-		total: m.total,
+		total: m.total, spin: th.spin, cond: th.cond, wokeLo: int32(len(m.wokeUndo)),
+		spinSlotsLo: int32(len(m.spinSlots)), spinReadsLo: int32(len(m.spinReads)),
 	}
+	m.stepSlotsLo = rec.spinSlotsLo
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
-	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1}
+	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1, Alt: int32(alt)}
 	th.Steps++
 	m.total++
 	if th.Status == Failing {
@@ -479,6 +559,18 @@ func (m *Machine) step(t int, ev *Event) bool {
 		ev.Kind = EvAtomic
 		ev.Acc = accBuf
 		ok = m.runAtomic(th, ev)
+	case ir.OpChoose:
+		ok = m.stepChoose(th, in, alt, ev)
+	case ir.OpTrylock:
+		ok = m.stepTrylock(t, th, in, ev)
+	case ir.OpWait:
+		ev.Acc = accBuf
+		ok = m.stepWait(t, th, in, ev)
+	case ir.OpWake:
+		ev.Acc = accBuf
+		ok = m.stepWake(t, th, in, ev)
+	case ir.OpSignal, ir.OpBroadcast:
+		m.stepSignal(th, in, alt, ev)
 	default:
 		panic(fmt.Sprintf("engine: thread %s at pc %d is not at a visible step (%s)", th.Name, th.PC, in.Op))
 	}
@@ -486,6 +578,7 @@ func (m *Machine) step(t int, ev *Event) bool {
 	if !ok {
 		return false
 	}
+	m.spinStep(th, ev)
 	if in.Op != ir.OpAtomic {
 		th.PC++
 	}
@@ -521,7 +614,9 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 		if m.Prog.Locations[th.Frame[in.B]].Atomic {
 			break
 		}
-		tail = append(tail, TailStep{Access: m.loadStore(th, in), PC: th.PC})
+		a := m.loadStore(th, in)
+		m.spinNote(th, a.Loc, a.Value, a.Write)
+		tail = append(tail, TailStep{Access: a, PC: th.PC})
 		th.Steps++
 		m.total++
 		th.PC++
@@ -550,6 +645,7 @@ func (m *Machine) write(loc int32, v int64) {
 	if bit := uint64(1) << (uint32(loc) & 63); m.memSaved[uint32(loc)>>6]&bit == 0 {
 		m.memSaved[uint32(loc)>>6] |= bit
 		m.memUndo = append(m.memUndo, word{loc, m.Mem[loc]})
+		m.writes[loc]++
 	}
 	m.Mem[loc] = v
 }
@@ -635,6 +731,7 @@ func (m *Machine) Undo() {
 	for i := len(m.memUndo) - 1; i >= rec.memLo; i-- {
 		w := m.memUndo[i]
 		m.Mem[w.at] = w.v
+		m.writes[w.at]--
 	}
 	m.memUndo = m.memUndo[:rec.memLo]
 	th := m.Threads[rec.thread]
@@ -644,6 +741,15 @@ func (m *Machine) Undo() {
 	}
 	m.frameUndo = m.frameUndo[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
+	th.spin = rec.spin
+	th.cond = rec.cond
+	for i := len(m.wokeUndo) - 1; i >= int(rec.wokeLo); i-- {
+		w := m.wokeUndo[i]
+		m.Threads[w.thread].cond = w.old
+	}
+	m.wokeUndo = m.wokeUndo[:rec.wokeLo]
+	m.spinSlots = m.spinSlots[:rec.spinSlotsLo]
+	m.spinReads = m.spinReads[:rec.spinReadsLo]
 	m.total = rec.total
 	m.undo = m.undo[:n]
 }
@@ -682,6 +788,10 @@ func (m *Machine) runAtomic(th *Thread, ev *Event) bool {
 		case ir.OpAtomicEnd:
 			th.PC = in.A
 			return true
+		case ir.OpLoopHead:
+			// A loop inside an atomic block cannot be waited on: nothing
+			// changes what it reads until the block ends.
+			th.PC++
 		default:
 			if m.exec(th, &budget) {
 				ev.Stop, ev.Message, ev.PC = th.fail.kind, th.fail.msg, th.fail.pc
@@ -726,8 +836,12 @@ func (m *Machine) runLocal(t int32) {
 		}
 	}
 	budget := m.LocalBudget
+	m.passedHead = false
 	m.runLocalFrom(th, &budget)
-	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) {
+	if ran := m.LocalBudget - budget; ran < memoThreshold || ran < len(th.Frame) || m.passedHead {
+		// Short, or through a loop head: a run that arrives at a loop
+		// head does more than write its frame (see "Spin loops wait"),
+		// so it is not memoised.
 		return
 	}
 	if !hot {
@@ -765,6 +879,16 @@ func (m *Machine) runLocalFrom(th *Thread, budget *int) {
 		}
 		if op == ir.OpAtomicEnd { // only reachable through a lowering bug; keep going
 			th.PC = th.Body.Code[th.PC].A
+			continue
+		}
+		if op == ir.OpLoopHead {
+			m.passedHead = true
+			if m.arriveAtHead(th) {
+				th.Status = Spinning
+				return
+			}
+			th.PC++
+			*budget-- // (exec stops the thread if that was the last)
 			continue
 		}
 		if m.exec(th, budget) {

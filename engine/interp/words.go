@@ -11,7 +11,9 @@ import (
 
 // DescribeEvent says what a step did, in words: "read c → 1", "write c = 1",
 // "lock mx[2]", "spawn worker#1", "join worker#0", "atomic: read x → 0,
-// write x = 1", "assertion failed: …".
+// write x = 1", "choose v = 3", "trylock(m) = true", "wait(cv, m)",
+// "wake from cv, lock m", "signal(cv) wakes consumer", "broadcast(cv) wakes
+// 2", "assertion failed: …".
 func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
 	name := func(loc int32) string {
 		if loc >= 0 && int(loc) < len(prog.Locations) {
@@ -55,6 +57,8 @@ func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
 		}
 	case EvStop:
 		s = ""
+	case EvChoose, EvTrylock, EvWait, EvWake, EvSignal, EvBroadcast:
+		s = describeSync(prog, m, ev, name, threadName)
 	}
 	switch ev.Stop {
 	case StopAssertion:
@@ -74,6 +78,12 @@ func joinWords(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// FormatValue renders the value v of shared location loc as traces show
+// it: "true", "free", "held by t1", "worker#0", "3".
+func FormatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {
+	return formatValue(prog, m, loc, v)
 }
 
 func formatValue(prog *ir.Program, m *Machine, loc int32, v int64) string {

@@ -95,6 +95,12 @@ type Options struct {
 	// (see "Coarse steps"); DFS always does.
 	EveryAccess bool
 
+	// NoSpinWait turns spin-waiting off: a while loop that only reads goes
+	// on running (up to MaxSteps) instead of waiting for a write of what
+	// it read (see "Spin loops wait" in package interp). An await always
+	// waits.
+	NoSpinWait bool
+
 	PruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
 }
 
@@ -103,10 +109,15 @@ type Stats struct {
 	Executions    int64 // maximal executions explored that were not sleep-set blocked
 	SSB           int64 // sleep-set-blocked executions
 	AssumeBlocked int64 // executions (among Executions) that ended in a failed assume
-	Events        int64 // visible steps executed
-	MaxDepth      int   // longest execution, in steps
-	MaxThreads    int   // most threads alive in one execution (declared and spawned)
-	Elapsed       time.Duration
+	// SpinBlocked counts the executions, not among Executions, that ended
+	// with a spinning thread that read a location written after its read:
+	// it would have read the new value and gone on, in another execution
+	// (see "Spin loops wait" in package interp).
+	SpinBlocked int64
+	Events      int64 // visible steps executed
+	MaxDepth    int   // longest execution, in steps
+	MaxThreads  int   // most threads alive in one execution (declared and spawned)
+	Elapsed     time.Duration
 }
 
 // Result is the outcome of an exploration.
@@ -171,7 +182,8 @@ type Bug struct {
 	// Schedule is the thread index chosen at each step; replaying it from
 	// the initial state (with LocalBudget) reproduces the bug.
 	Schedule    []int32
-	LocalBudget int // the local-instruction bound it was found with (0: the default)
+	LocalBudget int  // the local-instruction bound it was found with (0: the default)
+	NoSpinWait  bool // it was found with Options.NoSpinWait
 	Trace       []TraceStep
 	// FirstMessage is, when a shorter trace of the same bug replaced the
 	// one first found (and handed to OnBug) and the message changed with
@@ -180,6 +192,18 @@ type Bug struct {
 	FirstMessage string
 
 	key string // what an exploration reports once (see explorer.report)
+}
+
+// ReplayOptions are what a replay of a schedule needs besides the
+// schedule: the settings of the machine it was found with.
+type ReplayOptions struct {
+	LocalBudget int // 0: the default
+	NoSpinWait  bool
+}
+
+// ReplayOptions are the options that replay b's schedule.
+func (b *Bug) ReplayOptions() ReplayOptions {
+	return ReplayOptions{LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait}
 }
 
 // RaceSide is one access of a data race.
@@ -325,7 +349,8 @@ func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
 		bugAt: make(map[string]int),
 	}
 	x.heapSample[0].Name = heapMetric
-	m, err := interp.NewBoundedMachine(prog, opts.LocalBudget, max(opts.MaxMemory, 0))
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: opts.LocalBudget, MemoryBudget: max(opts.MaxMemory, 0),
+		NoSpinWait: opts.NoSpinWait})
 	if errors.Is(err, interp.ErrMemoryBudget) {
 		x.StopReason = StoppedMemory
 		return x
@@ -450,6 +475,38 @@ func (x *Driver) RangeOf(t int32, pc int32) source.Range {
 	return source.Range{}
 }
 
+// describeBlocked says in words why thread t, which cannot move, never
+// will: "t1 waits at lock(m) held by t2", "consumer spins forever at line
+// 12 (read flag = 0, which no thread writes again)".
+func (x *Driver) describeBlocked(t int32) string {
+	th := x.M.Threads[t]
+	if th.Status == interp.Spinning {
+		return th.Name + " " + x.describeSpin(t)
+	}
+	return th.Name + " waits at " + x.DescribePending(t)
+}
+
+// describeSpin says where and on what thread t spins forever.
+func (x *Driver) describeSpin(t int32) string {
+	th := x.M.Threads[t]
+	s := "spins forever at line " + fmt.Sprint(x.RangeOf(t, th.PC).Start.Line+1)
+	if l := x.M.SpinLoop(int(t)); l != nil && l.Await {
+		s = "waits forever at the await at line " + fmt.Sprint(x.RangeOf(t, th.PC).Start.Line+1)
+	}
+	reads := x.M.SpinReads(int(t))
+	if len(reads) == 0 {
+		return s + " (a loop that reads no shared memory)"
+	}
+	parts := make([]string, len(reads))
+	for i, r := range reads {
+		parts[i] = x.Prog.Locations[r.Loc].Name + " = " + interp.FormatValue(x.Prog, x.M, r.Loc, r.Value)
+	}
+	if len(reads) == 1 {
+		return s + " (read " + parts[0] + ", which no thread writes again)"
+	}
+	return s + " (read " + strings.Join(parts, ", ") + ", which no thread writes again)"
+}
+
 // DescribePending says in words what a blocked thread waits for.
 func (x *Driver) DescribePending(t int32) string {
 	th := x.M.Threads[t]
@@ -500,7 +557,8 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	if x.Known(key, steps) {
 		return
 	}
-	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget, key: key}
+	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget,
+		NoSpinWait: x.Opts.NoSpinWait, key: key}
 	b.Schedule = make([]int32, 0, steps)
 	for i := 0; i < steps; i++ {
 		for j := x.Evs[i].Steps(); j > 0; j-- {
@@ -696,10 +754,16 @@ func (x *Driver) Deadlocked() bool {
 
 // Deadlock handles an execution of d steps in which no thread can move:
 // a deadlock if some thread has not finished (reported once per set of
-// blocked positions), and the end of an execution.
+// blocked positions), and the end of an execution; or, if some thread
+// spins on a location written since it read it, a spin-blocked
+// execution, which is neither (Stats.SpinBlocked).
 func (x *Driver) Deadlock(d int) {
 	var blocked []int32
 	for t, th := range x.M.Threads {
+		if x.M.StaleSpin(t) {
+			x.Stats.SpinBlocked++
+			return
+		}
 		if th.Status != interp.Finished {
 			blocked = append(blocked, int32(t))
 		}
@@ -709,7 +773,7 @@ func (x *Driver) Deadlock(d int) {
 		keys := make([]string, 0, len(blocked))
 		for _, t := range blocked {
 			th := x.M.Threads[t]
-			parts = append(parts, th.Name+" waits at "+x.DescribePending(t))
+			parts = append(parts, x.describeBlocked(t))
 			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
 		}
 		sort.Strings(keys)

@@ -1,0 +1,199 @@
+package interp
+
+import (
+	"slices"
+
+	"weft/engine/ir"
+)
+
+// Spin loops wait
+//
+// A loop iteration that made no visible step but reads of shared memory
+// (reads, and atomic blocks that wrote nothing) and came back to the loop
+// head with the slots that can change the next iteration (ir.Loop.Slots)
+// as they were, would repeat itself, reading the same values, until some
+// other thread writes a location it read. The machine parks such a thread
+// at the head with the status Spinning: it is not enabled, and it never
+// runs again in this execution ("spin-assume", as GenMC and Nidhugg do).
+// The executions in which its reads come after the writes that let it out
+// are other executions, which an exploration reaches by reversing the
+// races of those reads with those writes, as for any read. So each spin
+// contributes one iteration: the one that reads the final values.
+//
+// Each thread remembers the innermost loop head it arrived at (its pc and
+// the call depth, the values of the loop's Slots then), whether every
+// visible step since was a pure read, and which locations it read since,
+// with the number of writes each location had had then. Arriving at the
+// same head again with nothing but pure reads since and the same slot
+// values, the thread spins. Arriving at another head, or after anything
+// else, it starts over from there. A loop with no visible step at all
+// between two arrivals at its head with the same slots (`while true {}`)
+// spins too: it could only go on forever.
+//
+// When no thread can move and some spinning thread read a location that
+// has been written since (Machine.StaleSpin), the execution is
+// spin-blocked: in it the spinner would have read the new value and gone
+// on; that execution is explored elsewhere, with the read after the
+// write. Otherwise the spinners spin forever: a deadlock.
+//
+// Machine.NoSpinWait turns spinning off for while loops (the thread goes
+// on looping, up to the step bound); an await (ir.Loop.Await) always
+// waits.
+//
+// Everything here is undone with the step: the moving thread's record is
+// saved in the undo record; the slot values and the reads live in two
+// stacks of the machine (spinSlots, spinReads) that Undo truncates to
+// their size before the step; the per-location write counts are
+// decremented for each location the step wrote (one memUndo entry each).
+
+// spinState is a thread's record of the innermost loop head it arrived at.
+type spinState struct {
+	at     int32 // 1 + the pc of the head; 0: none yet
+	depth  int32 // the call depth then
+	pure   bool  // every visible step since was a pure read
+	slotLo int32 // the values of the loop's Slots then: Machine.spinSlots[slotLo:slotLo+slotN]
+	slotN  int32
+	reads  int32 // the last read since, in Machine.spinReads; -1: none
+}
+
+// spinRead is a read made since the last arrival at a loop head.
+type spinRead struct {
+	loc    int32
+	prev   int32 // the previous read of the same thread since that arrival, or -1
+	value  int64
+	writes int64 // Machine.writes[loc] at the read
+}
+
+// SpinRead is a location a spinning thread read in its last iteration,
+// the value it read, and whether that location has been written since
+// (Machine.SpinReads).
+type SpinRead struct {
+	Loc   int32
+	Value int64
+	Stale bool
+}
+
+// spinDepth is the depth of th's current activation, which tells
+// arrivals at the same head in different activations of a function apart.
+// (The machine has one frame per thread; with function calls this is the
+// thread's call depth.)
+func spinDepth(th *Thread) int32 { return 0 }
+
+// arriveAtHead handles th's arrival at the ir.OpLoopHead at its pc: it
+// returns true if the thread spins there (see "Spin loops wait"),
+// otherwise it records the arrival.
+func (m *Machine) arriveAtHead(th *Thread) bool {
+	in := th.Body.Code[th.PC]
+	loop := &th.Body.Loops[in.A]
+	depth := spinDepth(th)
+	s := &th.spin
+	frame := th.Frame
+	if s.at == th.PC+1 && s.depth == depth && s.pure && int(s.slotN) == len(loop.Slots) {
+		same := true
+		old := m.spinSlots[s.slotLo : s.slotLo+s.slotN]
+		for i, slot := range loop.Slots {
+			if frame[slot] != old[i] {
+				same = false
+				break
+			}
+		}
+		if same && (loop.Await || !m.NoSpinWait) {
+			return true
+		}
+	}
+	// Start over from this arrival. The values of the last arrival can be
+	// overwritten if this step put them on top of the stack.
+	if s.at != 0 && s.slotLo >= m.stepSlotsLo && int(s.slotLo+s.slotN) == len(m.spinSlots) {
+		m.spinSlots = m.spinSlots[:s.slotLo]
+	}
+	lo := int32(len(m.spinSlots))
+	for _, slot := range loop.Slots {
+		m.spinSlots = append(m.spinSlots, frame[slot])
+	}
+	*s = spinState{at: th.PC + 1, depth: depth, pure: true, slotLo: lo, slotN: int32(len(loop.Slots)), reads: -1}
+	return false
+}
+
+// spinNote records an access th made in a visible step (or a coarse
+// tail) for spin detection: a read is remembered, anything else makes the
+// iteration impure.
+func (m *Machine) spinNote(th *Thread, loc int32, value int64, write bool) {
+	s := &th.spin
+	if s.at == 0 || !s.pure {
+		return
+	}
+	if write {
+		s.pure = false
+		return
+	}
+	m.spinReads = append(m.spinReads, spinRead{loc: loc, prev: s.reads, value: value, writes: m.writes[loc]})
+	s.reads = int32(len(m.spinReads) - 1)
+}
+
+// spinStep records what a visible step of th did, for spin detection.
+func (m *Machine) spinStep(th *Thread, ev *Event) {
+	s := &th.spin
+	if s.at == 0 || !s.pure {
+		return
+	}
+	switch ev.Kind {
+	case EvRead:
+		m.spinNote(th, ev.Loc, ev.Value, false)
+	case EvAtomic:
+		for _, a := range ev.Acc {
+			if a.Write {
+				s.pure = false
+				return
+			}
+		}
+		for _, a := range ev.Acc {
+			m.spinNote(th, a.Loc, a.Value, false)
+		}
+	default:
+		s.pure = false
+	}
+}
+
+// StaleSpin reports whether thread t spins and some location it read in
+// its last iteration has been written since.
+func (m *Machine) StaleSpin(t int) bool {
+	th := m.Threads[t]
+	if th.Status != Spinning {
+		return false
+	}
+	for r := th.spin.reads; r >= 0; r = m.spinReads[r].prev {
+		if m.writes[m.spinReads[r].loc] > m.spinReads[r].writes {
+			return true
+		}
+	}
+	return false
+}
+
+// SpinReads lists what thread t read in the iteration since its last
+// arrival at a loop head (for a spinning thread: the iteration it repeats
+// forever), in the order of the reads, each location once (its last read).
+func (m *Machine) SpinReads(t int) []SpinRead {
+	th := m.Threads[t]
+	if th.spin.at == 0 {
+		return nil
+	}
+	var out []SpinRead
+	for r := th.spin.reads; r >= 0; r = m.spinReads[r].prev {
+		rd := &m.spinReads[r]
+		if slices.ContainsFunc(out, func(x SpinRead) bool { return x.Loc == rd.loc }) {
+			continue
+		}
+		out = append(out, SpinRead{Loc: rd.loc, Value: rd.value, Stale: m.writes[rd.loc] > rd.writes})
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// SpinLoop is the loop a spinning thread spins in.
+func (m *Machine) SpinLoop(t int) *ir.Loop {
+	th := m.Threads[t]
+	if th.Status != Spinning {
+		return nil
+	}
+	return &th.Body.Loops[th.Body.Code[th.PC].A]
+}
