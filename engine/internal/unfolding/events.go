@@ -216,10 +216,10 @@ func newUnfolding(prog *ir.Program, m *interp.Machine, uidOf func(int) int32) *u
 }
 
 // peekAction describes thread t's next step on the machine (nil if the
-// thread has finished).
+// thread has finished or spins: see "Spin-waiting" in the package doc).
 func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	th := m.Threads[t]
-	if th.Status == interp.Finished {
+	if th.Status == interp.Finished || th.Status == interp.Spinning {
 		return nil
 	}
 	kind, loc := m.Peek(t)
