@@ -7,6 +7,11 @@
 // index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
 // bound), check.go (checkIndexes). This comment argues soundness.
 //
+// Choose, trylock and condition variables (language version 2) are not
+// explored here: engine.Explore refuses programs that use them in these
+// modes (engine.Unsupported), rather than explore them as something
+// else.
+//
 // # Events
 //
 // An event is ⟨a, H⟩: an action a of one thread after a history H (a
@@ -156,6 +161,48 @@
 // A pruned event that is
 // discovered again is a new object; the events kept keep their whole
 // causal past, so an event and a stale copy are never both reachable.
+//
+// # Spin-waiting
+//
+// With spin loops that wait ("Spin loops wait" in package interp), a
+// thread that comes back to a loop head after an iteration whose visible
+// steps were only reads, its loop's compared slots unchanged, becomes
+// Spinning and never moves again in the execution (spin-assume). That is
+// a change of the threads' local states only: whether thread t spins
+// after its event e depends on t's own steps since the loop head and the
+// values they read, so, like the action after e, it is fixed by [e]. To
+// the unfolding a spinning thread is a thread without a next action
+// (uevent.next is nil, learnt when e is first executed; peekAction), so
+// no event of it is ever made after e, as after a thread's last step;
+// unlike a finished thread, a join of it is never enabled. Independence
+// is unchanged: spinning writes nothing another thread reads (no shared
+// word, no mutex) and is not "finished", so independent actions still
+// commute, a lock is still enabled iff its mutex is free and a join iff
+// its target finished, which only the target's last step changes (a
+// spinning thread never finishes). Def. 1 then gives the unfolding of the
+// spin-assume semantics, whose configurations are its Mazurkiewicz
+// traces, and Alg. 1 explores each maximal configuration once.
+//
+// A maximal configuration without stops in which some thread spins is
+// handed to driver.Deadlock like a deadlock: if a spinning thread read a
+// location that an event after its read wrote (interp's StaleSpin), the
+// execution is spin-blocked (the real thread would have read the new
+// value and gone on: that is the configuration in which the read comes
+// after the write, which Alg. 1 reaches as an alternative to the read,
+// since the two are in immediate conflict), counted apart, no bug;
+// otherwise it is a deadlock that names the spinning threads. Which it is
+// depends on the configuration, not on the order C was built in: a read
+// and a later write of its location are dependent, so every
+// linearisation of C orders them alike (and the machine counts writes per
+// location in the order of C). So qpor and optimal count one execution
+// per maximal configuration that is not spin-blocked, and one
+// spin-blocked execution per spin-blocked one: what SDPOR counts (one per
+// trace, not spin-blocked), and the same bugs as DFS, in every execution
+// of the spin-assume semantics. A configuration with stops ends real
+// executions at its stops (below) whatever spins. A spinning thread makes
+// no more events, so a spin no longer runs into the step bound; with
+// Options.NoSpinWait the machine never parks a thread and nothing here
+// changes.
 //
 // # Steps that stop the execution
 //
