@@ -194,6 +194,10 @@ func (f *foataWriter) form(events []engine.Event, m *engine.Machine) []byte {
 		buf = append(buf, ids[events[i].Thread]...)
 		buf = append(buf, '.')
 		buf = strconv.AppendInt(buf, int64(events[i].Index), 10)
+		if alt := events[i].Alt; alt != 0 { // which value, which waiter
+			buf = append(buf, '/')
+			buf = strconv.AppendInt(buf, int64(alt), 10)
+		}
 	}
 	f.buf = append(buf, '|')
 	return f.buf
@@ -295,9 +299,9 @@ func eventAccesses(ev *engine.Event, buf []engine.Access) []engine.Access {
 	switch ev.Kind {
 	case engine.EvRead:
 		return append(buf, engine.Access{Loc: ev.Loc})
-	case engine.EvWrite, engine.EvLock, engine.EvUnlock:
+	case engine.EvWrite, engine.EvLock, engine.EvUnlock, engine.EvTrylock, engine.EvSignal, engine.EvBroadcast:
 		return append(buf, engine.Access{Loc: ev.Loc, Write: true})
-	case engine.EvAtomic:
+	case engine.EvAtomic, engine.EvWait, engine.EvWake:
 		return append(buf, ev.Acc...)
 	}
 	return buf
@@ -321,9 +325,9 @@ func dependentEvents(f, e *engine.Event, m *engine.Machine) bool {
 		switch ev.Kind {
 		case engine.EvRead:
 			return []acc{{ev.Loc, false}}
-		case engine.EvWrite, engine.EvLock, engine.EvUnlock:
+		case engine.EvWrite, engine.EvLock, engine.EvUnlock, engine.EvTrylock, engine.EvSignal, engine.EvBroadcast:
 			return []acc{{ev.Loc, true}}
-		case engine.EvAtomic:
+		case engine.EvAtomic, engine.EvWait, engine.EvWake:
 			var out []acc
 			for _, a := range ev.Acc {
 				out = append(out, acc{a.Loc, a.Write})

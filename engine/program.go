@@ -54,6 +54,13 @@ const (
 	EvAtomic = interp.EvAtomic
 	EvStop   = interp.EvStop
 
+	EvChoose    = interp.EvChoose
+	EvTrylock   = interp.EvTrylock
+	EvWait      = interp.EvWait
+	EvWake      = interp.EvWake
+	EvSignal    = interp.EvSignal
+	EvBroadcast = interp.EvBroadcast
+
 	DefaultLocalBudget = interp.DefaultLocalBudget
 	maxTail            = interp.MaxTail
 )

@@ -25,9 +25,12 @@ func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(Replay
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait})
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait, SpuriousWakeups: ro.SpuriousWakeups})
 	if err != nil {
 		return nil, nil, err
+	}
+	if ro.Choices != nil && len(ro.Choices) != len(schedule) {
+		return nil, m, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
 	}
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
@@ -37,9 +40,16 @@ func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(Replay
 		if !m.Enabled(int(t)) {
 			return events, m, fmt.Errorf("step %d: thread %s cannot move", i+1, m.Threads[t].Name)
 		}
+		alt := 0
+		if ro.Choices != nil {
+			alt = int(ro.Choices[i])
+		}
+		if n := m.Alternatives(int(t)); alt < 0 || alt >= n {
+			return events, m, fmt.Errorf("step %d: thread %s's step has %d alternatives, not %d", i+1, m.Threads[t].Name, n, alt+1)
+		}
 		events = append(events, Event{})
 		ev := &events[len(events)-1]
-		ok := m.Step(int(t), ev)
+		ok := m.StepAlt(int(t), alt, ev)
 		if visit != nil {
 			tr := BuildTrace(prog, events[i:i+1], m)[0]
 			visit(ReplayStep{Index: i, Event: ev, Trace: tr, M: m})

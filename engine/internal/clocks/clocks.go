@@ -110,6 +110,10 @@ type Clocks struct {
 	// when no location can race; then push and pop do nothing (and
 	// DataRaces must not be asked). Set before the first Push.
 	NoDep, Off bool
+	// SpuriousWakeups says that a thread waiting on a condition variable
+	// may wake up unsignalled (interp.Machine.SpuriousWakeups): then a
+	// signal does not enable the wake-up it causes (see wakeRaces).
+	SpuriousWakeups bool
 
 	// Atomic marks, per location, the atomic variables (nil: none). Set
 	// before the first Push. Atomic accesses synchronise (sequentially
@@ -165,8 +169,9 @@ type accKind uint8
 const (
 	accRead accKind = iota
 	accWrite
-	accLock
-	accUnlock
+	accLock   // a lock, a trylock that took the mutex, a wake-up's lock
+	accUnlock // an unlock, a wait's release
+	accTry    // a trylock that found the mutex held
 )
 
 // An accRec is one access of an event. It sits on up to two chains of its
@@ -507,8 +512,8 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		accLo: int32(len(c.accs)), spawned: -1, nodeLo: c.owned,
 	})
 	kind := ev.Kind
-	if ev.Stop != interp.NoStop && (kind == ir.EvLock || kind == ir.EvUnlock || kind == ir.EvJoin) {
-		kind = ir.EvStop // a failed lock, unlock or join did not happen
+	if ev.Stop != interp.NoStop && kind != ir.EvAtomic {
+		kind = ir.EvStop // a failed lock, unlock, join, trylock, wait or choose did not happen
 	}
 
 	// First the edges both clocks have: program order, spawn, lock, join.
@@ -534,6 +539,17 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 			if fe < 0 {
 				fe = c.baseEv[ev.Loc]
 			}
+		}
+	case ir.EvUnlock, ir.EvTrylock, ir.EvWait, ir.EvWake:
+		var depFrom int32
+		fe, depFrom = c.mutexPreds(kind, ev)
+		if depFrom >= 0 && !c.NoDep {
+			from := &c.evs[depFrom]
+			if shared {
+				shared = false
+				dep = c.lift(baseDep, c.shape)
+			}
+			c.join(&dep, from.dep)
 		}
 	}
 	if fe >= 0 {
@@ -581,6 +597,8 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		c.addAcc(d, ev.Loc, accLock, false, false, false)
 	case ir.EvUnlock:
 		c.addAcc(d, ev.Loc, accUnlock, false, false, false)
+	case ir.EvTrylock, ir.EvWait, ir.EvWake, ir.EvSignal, ir.EvBroadcast:
+		c.syncAccesses(d, kind, ev, &dep)
 	case ir.EvSpawn:
 		c.baseEv[ev.Loc] = d
 		c.evs[d].spawned = ev.Loc
@@ -682,7 +700,7 @@ func (c *Clocks) addAcc(d, loc int32, k accKind, atomic, may, tail bool) {
 	r := &c.accs[i]
 	r.ev, r.loc, r.pc, r.idx = d, loc, c.curPC, c.curIdx
 	r.kind, r.atomic, r.may, r.tail = k, atomic, may, tail
-	r.inDep = !tail && (!c.NoDep || k == accLock || k == accUnlock)
+	r.inDep = !tail && (!c.NoDep || k >= accLock)
 	if r.inDep {
 		if k >= accLock {
 			r.dep.prev = c.depHead[loc] // a mutex's chain is walked by prev only
@@ -816,6 +834,8 @@ func (c *Clocks) Races(d int32, ev *interp.Event, out []int32) []int32 {
 			}
 			break
 		}
+	case ir.EvUnlock, ir.EvTrylock, ir.EvWait, ir.EvWake, ir.EvSignal, ir.EvBroadcast:
+		out = c.syncRaces(d, ev, t, base, out, lo)
 	}
 	// Keep only immediate predecessors: drop a candidate that happens
 	// before another candidate.

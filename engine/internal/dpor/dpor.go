@@ -40,7 +40,8 @@ type sleeper struct {
 // accesses an unstable atomic step may make (nil otherwise).
 func footprintOf(ev *interp.Event, may []ir.Access) ir.Footprint {
 	fp := ir.Footprint{Kind: ev.Kind, Stop: ev.Stop != interp.NoStop, Loc: ev.Loc}
-	if ev.Kind == ir.EvAtomic {
+	switch ev.Kind {
+	case ir.EvAtomic, ir.EvWait, ir.EvWake:
 		fp.Acc = append(append([]ir.Access(nil), ev.Acc...), may...)
 	}
 	return fp
@@ -54,6 +55,9 @@ type node struct {
 	cut       tset // SDPOR: threads whose next step is beyond the step bound (see "The step bound")
 	sleep     []sleeper
 	chosen    int32
+	// alt is the alternative of chosen's step being explored, of alts
+	// (see "Alternatives").
+	alt, alts int32
 }
 
 func (x *explorer) node(d int) *node {
@@ -81,20 +85,26 @@ func (x *explorer) run() {
 			return
 		}
 		n := &x.nodes[d]
-		p := x.pick(n)
-		if p < 0 {
-			if d == 0 {
-				x.Finish()
-				return
+		p := n.chosen
+		if n.alt+1 < n.alts {
+			n.alt++ // the next alternative of the same step
+		} else {
+			p = x.pick(n)
+			if p < 0 {
+				if d == 0 {
+					x.Finish()
+					return
+				}
+				d--
+				x.retreat(d)
+				continue
 			}
-			d--
-			x.retreat(d)
-			continue
+			n.chosen = p
+			n.done.add(int(p))
+			n.alt, n.alts = 0, int32(x.M.Alternatives(int(p)))
 		}
-		n.chosen = p
-		n.done.add(int(p))
 		ev := &x.Evs[d]
-		ok := x.step(int(p), ev)
+		ok := x.step(int(p), int(n.alt), ev)
 		x.Stats.Events += int64(ev.Steps())
 		if sdpor && x.M.StepCount()+interp.MaxTail >= x.Opts.MaxSteps {
 			if x.M.Coarse {
@@ -153,10 +163,11 @@ func (x *explorer) run() {
 	}
 }
 
-// step moves thread t (see driver.Step) and keeps the live threads.
-func (x *explorer) step(t int, ev *interp.Event) bool {
+// step moves thread t with alternative alt (see driver.StepAlt) and
+// keeps the live threads.
+func (x *explorer) step(t, alt int, ev *interp.Event) bool {
 	n := len(x.M.Threads)
-	ok := x.Step(t, ev)
+	ok := x.StepAlt(t, alt, ev)
 	added, removed := int32(-1), int32(-1)
 	if len(x.M.Threads) > n && x.M.Threads[n].Status != interp.Finished {
 		added = int32(n)
@@ -185,12 +196,12 @@ func (x *explorer) exploreOthers(n *node) {
 	}
 }
 
-// retreat undoes the step taken from node d and, for SDPOR, puts the
-// thread that took it to sleep at d.
+// retreat undoes the step taken from node d and, for SDPOR, once every
+// alternative of it has been explored, puts the thread that took it to
+// sleep at d.
 func (x *explorer) retreat(d int) {
 	x.undo()
-	if x.Opts.Algorithm == driver.SDPOR {
-		n := &x.nodes[d]
+	if n := &x.nodes[d]; x.Opts.Algorithm == driver.SDPOR && n.alt+1 >= n.alts {
 		n.sleepSet.add(int(n.chosen))
 		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d]))})
 	}
@@ -207,6 +218,7 @@ func (x *explorer) enter(d int) bool {
 	n.sleepSet.clear()
 	n.cut.clear()
 	n.sleep = n.sleep[:0]
+	n.alt, n.alts = 0, 0
 	if d > 0 {
 		// A cut thread stays cut: its next step's past only grows.
 		n.cut.copyFrom(&x.nodes[d-1].cut)
@@ -260,6 +272,17 @@ func (x *explorer) enter(d int) bool {
 			x.maximal(d)
 		}
 		return true
+	}
+	if c := x.chooser(n); c >= 0 {
+		// A choose first, alone (see "Alternatives").
+		if n.sleepSet.has(int(c)) {
+			x.addBlockedRaces(int32(d))
+			x.Stats.SSB++
+			return true
+		}
+		n.backtrack.clear()
+		n.backtrack.add(int(c))
+		return false
 	}
 	if x.Opts.Algorithm == driver.SDPOR {
 		if first < 0 {
@@ -318,6 +341,7 @@ func (x *explorer) pastOf(d int32) int {
 // cutAt records that thread p's step at node n (depth d) is beyond the
 // bound, and that something else is explored there if anything can be.
 func (x *explorer) cutAt(n *node, p int32, d int) {
+	n.alts = 0 // no other alternative of p's step either
 	n.cut.add(int(p))
 	n.enabled.remove(int(p))
 	if x.pick(n) >= 0 {
@@ -407,8 +431,11 @@ func (x *explorer) addBlockedRaces(depth int32) {
 	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
 		t := int(lt)
 		kind, loc := x.M.Peek(t)
-		if kind != ir.EvLock || x.M.Enabled(t) || loc < 0 {
+		if kind != ir.EvLock && kind != ir.EvWake || x.M.Enabled(t) || loc < 0 {
 			continue
+		}
+		if kind == ir.EvWake && x.M.Waiting(t) && !x.M.SpuriousWakeups {
+			continue // no signal yet: not blocked on the mutex
 		}
 		base, _ := c.ThreadClocks(int32(t))
 		if l := c.LastLock(loc); l >= 0 && c.Thread(l) != int32(t) && !c.Before(l, base) {

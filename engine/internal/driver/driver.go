@@ -100,6 +100,10 @@ type Options struct {
 	// it read (see "Spin loops wait" in package interp). An await always
 	// waits.
 	NoSpinWait bool
+	// SpuriousWakeups lets a thread waiting on a condition variable wake
+	// up without being signalled, as POSIX allows: each such wake-up is
+	// explored.
+	SpuriousWakeups bool
 
 	PruneAlways bool // qpor, optimal: prune the unfolding after every call of Explore (tests)
 }
@@ -181,10 +185,15 @@ type Bug struct {
 	Other *RaceSide
 	// Schedule is the thread index chosen at each step; replaying it from
 	// the initial state (with LocalBudget) reproduces the bug.
-	Schedule    []int32
-	LocalBudget int  // the local-instruction bound it was found with (0: the default)
-	NoSpinWait  bool // it was found with Options.NoSpinWait
-	Trace       []TraceStep
+	Schedule []int32
+	// Choices is the alternative of each step of Schedule (see
+	// interp.Machine.Alternatives: a choose's value, the waiter a signal
+	// wakes); nil when every step took its first.
+	Choices         []int32
+	LocalBudget     int  // the local-instruction bound it was found with (0: the default)
+	NoSpinWait      bool // it was found with Options.NoSpinWait
+	SpuriousWakeups bool // it was found with Options.SpuriousWakeups
+	Trace           []TraceStep
 	// FirstMessage is, when a shorter trace of the same bug replaced the
 	// one first found (and handed to OnBug) and the message changed with
 	// it (another array index, another instance of a thread), the message
@@ -197,13 +206,17 @@ type Bug struct {
 // ReplayOptions are what a replay of a schedule needs besides the
 // schedule: the settings of the machine it was found with.
 type ReplayOptions struct {
-	LocalBudget int // 0: the default
-	NoSpinWait  bool
+	// Choices is the alternative of each step (see Bug.Choices; nil: the
+	// first of every step).
+	Choices         []int32
+	LocalBudget     int // 0: the default
+	NoSpinWait      bool
+	SpuriousWakeups bool
 }
 
 // ReplayOptions are the options that replay b's schedule.
 func (b *Bug) ReplayOptions() ReplayOptions {
-	return ReplayOptions{LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait}
+	return ReplayOptions{Choices: b.Choices, LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups}
 }
 
 // RaceSide is one access of a data race.
@@ -227,6 +240,9 @@ type TraceStep struct {
 	Object string
 	// Ends marks the step with which its thread finished.
 	Ends bool
+	// Choice is the alternative the step took (Bug.Choices): 0 for the
+	// first, and for every step that has only one.
+	Choice int32
 }
 
 // Coarse steps
@@ -350,13 +366,14 @@ func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
 	}
 	x.heapSample[0].Name = heapMetric
 	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: opts.LocalBudget, MemoryBudget: max(opts.MaxMemory, 0),
-		NoSpinWait: opts.NoSpinWait})
+		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups})
 	if errors.Is(err, interp.ErrMemoryBudget) {
 		x.StopReason = StoppedMemory
 		return x
 	}
 	x.M = m
 	x.Clk = clocks.ForProgram(len(m.Threads), prog.Locations)
+	x.Clk.SpuriousWakeups = opts.SpuriousWakeups
 	return x
 }
 
@@ -477,11 +494,16 @@ func (x *Driver) RangeOf(t int32, pc int32) source.Range {
 
 // describeBlocked says in words why thread t, which cannot move, never
 // will: "t1 waits at lock(m) held by t2", "consumer spins forever at line
-// 12 (read flag = 0, which no thread writes again)".
+// 12 (read flag = 0, which no thread writes again)", "consumer waits on
+// cv notEmpty (wait at line 7), never signalled".
 func (x *Driver) describeBlocked(t int32) string {
 	th := x.M.Threads[t]
 	if th.Status == interp.Spinning {
 		return th.Name + " " + x.describeSpin(t)
+	}
+	if in := th.Body.Code[th.PC]; in.Op == ir.OpWake && x.M.Waiting(int(t)) {
+		return fmt.Sprintf("%s waits on cv %s (wait at line %d), never signalled", th.Name,
+			x.Prog.Locations[th.Frame[in.B]].Name, x.RangeOf(t, th.PC-1).Start.Line+1)
 	}
 	return th.Name + " waits at " + x.DescribePending(t)
 }
@@ -525,6 +547,14 @@ func (x *Driver) DescribePending(t int32) string {
 			return "join " + x.M.Threads[tid-1].Name
 		}
 		return "join"
+	case ir.OpWake:
+		// Woken (or free to wake up spuriously), but the mutex is held.
+		loc := th.Frame[in.A]
+		s := "the wake-up from " + x.Prog.Locations[th.Frame[in.B]].Name + ": lock(" + x.Prog.Locations[loc].Name + ")"
+		if o := x.M.Mem[loc]; o > 0 && int(o) <= len(x.M.Threads) {
+			s += " held by " + x.M.Threads[o-1].Name
+		}
+		return s
 	}
 	return in.Op.String()
 }
@@ -558,11 +588,21 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 		return
 	}
 	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget,
-		NoSpinWait: x.Opts.NoSpinWait, key: key}
+		NoSpinWait: x.Opts.NoSpinWait, SpuriousWakeups: x.Opts.SpuriousWakeups, key: key}
 	b.Schedule = make([]int32, 0, steps)
 	for i := 0; i < steps; i++ {
+		if alt := x.Evs[i].Alt; alt != 0 && b.Choices == nil {
+			b.Choices = make([]int32, len(b.Schedule), cap(b.Schedule))
+		}
 		for j := x.Evs[i].Steps(); j > 0; j-- {
 			b.Schedule = append(b.Schedule, x.Evs[i].Thread)
+			if b.Choices != nil {
+				alt := x.Evs[i].Alt
+				if j != x.Evs[i].Steps() {
+					alt = 0 // a tail access
+				}
+				b.Choices = append(b.Choices, alt)
+			}
 		}
 	}
 	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
@@ -639,7 +679,7 @@ func BuildTrace(prog *ir.Program, events []interp.Event, m *interp.Machine) []Tr
 		th := m.Threads[ev.Thread]
 		r := th.Body.Ranges
 		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev),
-			Kind: ev.Kind, Object: eventObject(prog, m, ev)}
+			Kind: ev.Kind, Object: eventObject(prog, m, ev), Choice: ev.Alt}
 		if int(ev.PC) < len(r) {
 			st.Range = r[ev.PC]
 		}
@@ -697,8 +737,12 @@ func (x *Driver) GrowEvents(d int) {
 // the step stops the execution; the step is on the machine either way. A
 // step stopped by the memory budget (interp.StopMemory) sets StopReason:
 // the exploration must take it back and end.
-func (x *Driver) Step(t int, ev *interp.Event) bool {
-	ok := x.M.Step(t, ev)
+func (x *Driver) Step(t int, ev *interp.Event) bool { return x.StepAlt(t, 0, ev) }
+
+// StepAlt is Step with alternative alt of the step (see
+// interp.Machine.Alternatives).
+func (x *Driver) StepAlt(t, alt int, ev *interp.Event) bool {
+	ok := x.M.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		x.StopReason = StoppedMemory
 	} else if n := x.M.BigSteps(); n != x.bigSteps {
