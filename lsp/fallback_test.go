@@ -41,9 +41,9 @@ func TestModeFor(t *testing.T) {
 			t.Errorf("%s without features: %s, %q", algo, got, why)
 		}
 	}
-	_, why := modeFor(prog(ir.OpTrylock), engine.Optimal)
+	_, why := modeFor(prog(ir.OpSignal), engine.Optimal)
 	st := status{State: stateVerified, Algorithm: "sdpor", Executions: 3, Complete: true, Fallback: why}
-	if w := st.words(); !strings.HasPrefix(w, "✓ Verified: 3 executions, sdpor") || !strings.HasSuffix(w, "— trylock (line 5) is explored by dfs and sdpor; qpor and optimal do not support it yet") {
+	if w := st.words(); !strings.HasPrefix(w, "✓ Verified: 3 executions, sdpor") || !strings.HasSuffix(w, "— condition variables (line 5) are explored by dfs and sdpor; qpor and optimal do not support them yet") {
 		t.Errorf("words: %q", w)
 	}
 }

@@ -7,10 +7,10 @@
 // index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
 // bound), check.go (checkIndexes). This comment argues soundness.
 //
-// Choose, trylock and condition variables (language version 2) are not
-// explored here: engine.Explore refuses programs that use them in these
-// modes (engine.Unsupported), rather than explore them as something
-// else.
+// Choose and condition variables (language version 2) are not explored
+// here: engine.Explore refuses programs that use them in these modes
+// (engine.Unsupported), rather than explore them as something else.
+// Trylock is (see Independence).
 //
 // # Events
 //
@@ -42,14 +42,16 @@
 //
 // Two actions of different threads are dependent exactly as in
 // language.md: they touch the same shared location and one writes it
-// (lock and unlock are writes of the mutex; an atomic block touches each
-// location it accesses), or one is `join T` and the other is T's last
-// step, or one spawns the other's thread. This relation is symmetric and
-// irreflexive across threads, and independent actions commute at every
-// reachable state (reads of one location commute; accesses to different
-// locations commute; a lock is enabled iff the mutex is free, which only
-// events on the mutex change; a join is enabled iff T has finished, which
-// only T's last step changes). So it is an independence in the sense of
+// (lock, unlock and trylock are writes of the mutex, a trylock whether it
+// takes the mutex or not; an atomic block touches each location it
+// accesses), or one is `join T` and the other is T's last step, or one
+// spawns the other's thread. This relation is symmetric and irreflexive
+// across threads, and independent actions commute at every reachable
+// state (reads of one location commute; accesses to different locations
+// commute; a lock is enabled iff the mutex is free, which only events on
+// the mutex change; a trylock is always enabled, and what it does, take
+// the mutex or not, depends on the mutex alone; a join is enabled iff T
+// has finished, which only T's last step changes). So it is an independence in the sense of
 // Sec. 2 of the paper, and Def. 1 yields a PES whose configurations are
 // exactly the Mazurkiewicz traces of Weft executions. In this PES:
 //
@@ -78,7 +80,8 @@
 // dependent with a, none below [p] ∪ [e] and none after p's successor in
 // C'; then every ⊆-maximal event of H depends on a, as Def. 1 requires,
 // and a is enabled at state(H) when a is a lock of a free mutex (the last
-// event on the mutex in H leaves it free) or a join of a finished thread.
+// event on the mutex in H leaves it free: uevent.holder, which a trylock
+// sets too) or a join of a finished thread.
 // The ⊆-maximal configurations of C' ∪ {antichains} are small in practice:
 // events on one location with a write are totally ordered in C', so M
 // only ranges over sets of concurrent reads (for a write) and over
