@@ -54,7 +54,10 @@ var Algorithms = driver.Algorithms
 
 // Explore explores the executions of prog. It returns when the
 // exploration is complete, a budget is exhausted or ctx ends (then
-// Result.Complete is false and Result.Stopped says why).
+// Result.Complete is false and Result.Stopped says why). It refuses, with
+// an *UnsupportedError, a program that uses a feature the mode does not
+// explore (see Unsupported), and returns an error for an invalid program
+// or options.
 func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, err
@@ -77,6 +80,9 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = DefaultMaxMemory()
+	}
+	if u := Unsupported(prog, opts.Algorithm); u != nil {
+		return nil, u
 	}
 	explore := dpor.Run
 	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {

@@ -161,7 +161,8 @@ func TestQPORBenchmarks(t *testing.T) {
 	t.Logf("%d exact counts checked", checked)
 }
 
-// TestQPORSpinLoop runs a racy spin loop to its step bound: every read of
+// TestQPORSpinLoop runs a racy spin loop to its step bound (spin-waiting
+// off): every read of
 // the loop can precede the write, so there is one execution per read
 // (n+1), each ending at the bound or after the write. Long runs of one
 // thread's reads on a location once made the unfolding modes cubic or
@@ -184,7 +185,7 @@ thread setter {
 			if mode.prune {
 				t.Skip("pruning after every call is quadratic by design")
 			}
-			o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n}, false)
+			o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n, NoSpinWait: true}, false)
 			if o.res.Executions != n+1 {
 				t.Errorf("%d executions, want %d", o.res.Executions, n+1)
 			}
@@ -220,7 +221,8 @@ thread main {
 	}
 }
 
-// TestLengthCapLeavesRoom: four threads spin to the step bound beside one
+// TestLengthCapLeavesRoom: four threads spin to the step bound (spin-waiting
+// off) beside one
 // that fails; the length cap (driver.Long) must leave every thread room
 // for its steps, so every POR mode completes and finds the failure (a cap
 // of four times the bound ended them incomplete, the failure missed).
@@ -238,7 +240,7 @@ thread z {
 }
 `)
 	for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR, engine.Optimal} {
-		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 10})
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 10, NoSpinWait: true})
 		if err != nil {
 			t.Fatal(err)
 		}

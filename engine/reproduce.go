@@ -51,7 +51,7 @@ func Reproduce(prog *Program, bug *Bug) error {
 			return fmt.Errorf("empty schedule")
 		}
 	case BugDataRace:
-		c := clocks.New(len(prog.Threads), len(prog.Locations))
+		c := clocks.ForProgram(len(prog.Threads), prog.Locations)
 		found := false
 		for i := range events {
 			c.Push(&events[i], len(m.Threads), nil)

@@ -25,6 +25,19 @@ type plan struct {
 	delay  time.Duration // wait this quiet period first
 	stage  int           // 0: the quick check; 1…: the escalated ones
 	forced bool          // asked for by the user (Run optimal now)
+	// fallback, set when the plan runs, is why it ran sdpor instead of
+	// algo (a feature algo does not explore; see modeFor), or "".
+	fallback string
+}
+
+// modeFor is the mode a check planned with algo runs on prog: algo, or
+// sdpor when algo does not explore a feature prog uses (engine.Explore
+// would refuse it), with the refusal in words.
+func modeFor(prog *engine.Program, algo engine.Algorithm) (engine.Algorithm, string) {
+	if u := engine.Unsupported(prog, algo); u != nil {
+		return engine.SDPOR, u.Error()
+	}
+	return algo, ""
 }
 
 func (d *document) run() {
@@ -185,13 +198,15 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 	ctx, cancelBudget := context.WithTimeout(ctx, p.budget)
 	defer cancelBudget()
 	start := time.Now()
-	base := status{State: stateChecking, Algorithm: string(p.algo), K: p.k, Escalating: p.stage > 0}
+	var algo engine.Algorithm
+	algo, p.fallback = modeFor(snap.loaded.Exec, p.algo)
+	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
 	d.setStatus(snap.version, base)
 	token := d.beginProgress(snap, p)
 	var lastReport time.Time
 	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
 	opts := engine.Options{
-		Algorithm: p.algo,
+		Algorithm: algo,
 		K:         p.k,
 		MaxSteps:  set.MaxSteps,
 		MaxMemory: set.maxMemory(),
@@ -250,7 +265,7 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 		ElapsedMs:  res.Elapsed.Milliseconds(),
 	}
 	if p != nil {
-		st.K = p.k
+		st.K, st.Fallback = p.k, p.fallback
 	}
 	verdict, warnings := engine.Verdict(snap.loaded.Exec, res)
 	st.Warnings = warnings

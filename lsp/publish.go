@@ -41,10 +41,22 @@ type status struct {
 	Escalating bool     `json:"escalating"`    // checking: an escalated (idle) check
 	Warnings   []string `json:"warnings,omitempty"`
 	Message    string   `json:"message"` // the status in words, as the code lens shows it
+	// Fallback says why the check runs (or ran) sdpor rather than the
+	// mode planned (qpor for the quick check, the escalation's mode
+	// after it): the model uses a feature that mode does not explore.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // words says the status as a person reads it.
 func (st status) words() string {
+	w := st.stateWords()
+	if st.Fallback != "" && st.State != stateErrors && !st.Waiting {
+		w += " — " + st.Fallback
+	}
+	return w
+}
+
+func (st status) stateWords() string {
 	switch st.State {
 	case stateChecking:
 		var b strings.Builder

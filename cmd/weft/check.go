@@ -271,6 +271,18 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	}
 	res, err := engine.Explore(ctx, ld.Exec, opts)
 	prog.clear()
+	var unsupported *engine.UnsupportedError
+	if errors.As(err, &unsupported) {
+		// The mode does not explore a feature the model uses: an input
+		// error that says which modes do.
+		diags := []source.Diagnostic{{Range: unsupported.Range, Severity: source.Error, Code: "unsupported-feature", Message: unsupported.Error()}}
+		if !f.json {
+			printDiagnostics(stderr, path, diags)
+		}
+		out = inputErrorJSON(path, f, src, append(ld.Diagnostics, diags...))
+		out.Error = unsupported.Error()
+		return out
+	}
 	if err != nil {
 		panic(fmt.Sprintf("the lowered program is invalid: %v", err))
 	}

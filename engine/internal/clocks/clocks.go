@@ -96,7 +96,8 @@ func shapeFor(n int32) int32 {
 //     join, and every pair of dependent events (same location, one a write;
 //     same mutex). Source-DPOR finds its races with it.
 //   - the synchronisation clock: happens-before induced by program order,
-//     spawn→child, unlock→later lock of the same mutex and thread end→join
+//     spawn→child, unlock→later lock of the same mutex, thread end→join,
+//     and an atomic write→the atomic reads that read it (see Atomic)
 //     only. Data races are unordered conflicting accesses under it.
 //
 // Everything is a stack that follows the explored execution: push when a
@@ -113,6 +114,21 @@ type Clocks struct {
 	// may wake up unsignalled (interp.Machine.SpuriousWakeups): then a
 	// signal does not enable the wake-up it causes (see wakeRaces).
 	SpuriousWakeups bool
+
+	// Atomic marks, per location, the atomic variables (nil: none). Set
+	// before the first Push. Atomic accesses synchronise (sequentially
+	// consistent atomics): a write of an atomic variable, or any write
+	// inside an atomic block, releases (the location then holds the
+	// writer's synchronisation clock); a read of an atomic variable, or
+	// any read inside an atomic block, acquires: its event joins the
+	// clock its location holds, if the location's latest write was such a
+	// release (a plain write, coarse tails included, holds none). The
+	// clock a location holds is not stored: it is the synchronisation
+	// clock of the event of the latest write on the location's race
+	// chain, which Pop restores with the chain. Dependence does not
+	// change: an acquiring read depends on the write it reads, so the
+	// dependence clock already holds the releasing event's.
+	Atomic []bool
 
 	evs []evRec
 
@@ -222,6 +238,22 @@ func New(threads, locations int) *Clocks {
 		c.depHead[i], c.raceHead[i] = -1, -1
 	}
 	c.grow(threads)
+	return c
+}
+
+// ForProgram returns empty clocks for a program that starts with threads
+// threads and has the shared locations locs, its atomic variables marked
+// (see Clocks.Atomic).
+func ForProgram(threads int, locs []ir.Location) *Clocks {
+	c := New(threads, len(locs))
+	for i, l := range locs {
+		if l.Atomic {
+			if c.Atomic == nil {
+				c.Atomic = make([]bool, len(locs))
+			}
+			c.Atomic[i] = true
+		}
+	}
 	return c
 }
 
@@ -550,10 +582,14 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		}
 	}
 
-	// Then the accesses, and the dependences they bring.
+	// Then the accesses, and the dependences they bring; atomic reads
+	// acquire.
 	c.curPC, c.curIdx = ev.PC, ev.Index
 	switch kind {
 	case ir.EvRead:
+		if c.isAtomic(ev.Loc) {
+			c.acquire(d, ev.Loc, &sync)
+		}
 		c.access(d, ev.Loc, accRead, false, false, &dep)
 	case ir.EvWrite:
 		c.access(d, ev.Loc, accWrite, false, false, &dep)
@@ -568,6 +604,9 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 		c.evs[d].spawned = ev.Loc
 	case ir.EvAtomic:
 		for _, a := range ev.Acc {
+			if !a.Write {
+				c.acquire(d, a.Loc, &sync)
+			}
 			c.access(d, a.Loc, kindOf(a), true, false, &dep)
 		}
 		for _, a := range may {
@@ -582,6 +621,31 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 	}
 	c.evs[d].dep, c.evs[d].sync = dep, sync
 	c.lastEv[t] = d
+}
+
+func (c *Clocks) isAtomic(loc int32) bool {
+	return int(loc) < len(c.Atomic) && c.Atomic[loc]
+}
+
+// acquire joins into sync (the synchronisation clock of event d, being
+// pushed) the clock that loc holds for an atomic read (see Atomic): that
+// of the event of its latest write, if that write released. An earlier
+// write of the same atomic block is what the read reads: no other
+// thread's clock comes with it. It is called before the read's record is
+// added, so the race chain ends with what came before.
+func (c *Clocks) acquire(d, loc int32, sync *Clock) {
+	h := c.raceHead[loc]
+	if h >= 0 && c.accs[h].kind != accWrite {
+		h = c.accs[h].race.prevW
+	}
+	if h < 0 {
+		return
+	}
+	w := &c.accs[h]
+	if w.ev == d || !(w.atomic || c.isAtomic(loc)) {
+		return
+	}
+	c.join(sync, c.evs[w.ev].sync)
 }
 
 // access joins into dep the clocks of the accesses that the new access

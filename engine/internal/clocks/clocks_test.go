@@ -31,6 +31,7 @@ type refEv struct {
 
 type refClocks struct {
 	noDep bool
+	locs  []ir.Location
 	evs   []refEv
 }
 
@@ -132,6 +133,25 @@ func (m *refClocks) push(ev *interp.Event, may []ir.Access) {
 	for j, a := range ev.Tail {
 		e.accs = append(e.accs, refAcc{loc: a.Loc, write: a.Write, tail: true, pc: a.PC, idx: ev.Index + 1 + int32(j)})
 	}
+	// Atomics synchronise: an atomic read (of an atomic location, or in an
+	// atomic block) that reads what an earlier event wrote (no earlier
+	// write of its own block) joins that event's clock if the write was
+	// atomic (to an atomic location, or in an atomic block).
+	for i, a := range e.accs {
+		if a.may || a.tail || a.write || !(a.atomic || m.locs[a.loc].Atomic) {
+			continue
+		}
+		own := false
+		for _, b := range e.accs[:i] {
+			own = own || (!b.may && b.write && b.loc == a.loc)
+		}
+		if own {
+			continue
+		}
+		if w, p := m.lastWrite(a.loc); w >= 0 && (p.atomic || m.locs[a.loc].Atomic) {
+			joinDense(&e.sync, m.evs[w].sync)
+		}
+	}
 	// Dependence: every earlier conflicting access that dependence sees.
 	for _, a := range e.accs {
 		if a.tail {
@@ -151,6 +171,20 @@ func (m *refClocks) push(ev *interp.Event, may []ir.Access) {
 		e.dep = nil
 	}
 	m.evs = append(m.evs, e)
+}
+
+// lastWrite is the latest write made to loc (may-accesses are not made)
+// and its event, or -1.
+func (m *refClocks) lastWrite(loc int32) (int, refAcc) {
+	for i := len(m.evs) - 1; i >= 0; i-- {
+		accs := m.evs[i].accs
+		for j := len(accs) - 1; j >= 0; j-- {
+			if p := accs[j]; !p.may && p.write && p.loc == loc {
+				return i, p
+			}
+		}
+	}
+	return -1, refAcc{}
 }
 
 // races is Clocks.Races by definition: the earlier events with an access
@@ -360,7 +394,8 @@ func (g *gen) step() (interp.Event, []ir.Access, int) {
 	ev.PC = g.pc(ev.Kind)
 	if g.coarse && tailOK {
 		for k := g.rng.Intn(5) - 1; k >= 0; k-- {
-			a := ir.Access{Loc: int32(g.rng.Intn(int(g.data))), Write: g.rng.Intn(3) == 0}
+			// Tails are plain accesses: never of the atomic location.
+			a := ir.Access{Loc: int32(g.rng.Intn(int(g.data) - 1)), Write: g.rng.Intn(3) == 0}
 			kind := ir.EvRead
 			if a.Write {
 				kind = ir.EvWrite
@@ -412,9 +447,9 @@ func checkAgainstDense(t *testing.T, seed int64, threads int, coarse, noDep bool
 	for i := g.data; i < int32(len(locs)); i++ {
 		locs[i].Mutex = true
 	}
-	c := New(threads, len(locs))
+	c := ForProgram(threads, locs)
 	c.NoDep = noDep
-	ref := &refClocks{noDep: noDep}
+	ref := &refClocks{noDep: noDep, locs: locs}
 	var evs []interp.Event
 	for n := 0; n < steps; n++ {
 		if len(ref.evs) > 0 && g.rng.Intn(100) < popP {

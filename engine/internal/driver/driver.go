@@ -372,7 +372,7 @@ func New(ctx context.Context, prog *ir.Program, opts Options) *Driver {
 		return x
 	}
 	x.M = m
-	x.Clk = clocks.New(len(m.Threads), len(prog.Locations))
+	x.Clk = clocks.ForProgram(len(m.Threads), prog.Locations)
 	x.Clk.SpuriousWakeups = opts.SpuriousWakeups
 	return x
 }

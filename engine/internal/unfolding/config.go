@@ -89,7 +89,7 @@ func (c *config) removePos(t int32, p *uevent, a *action) {
 // forLocs calls f once for every location action a accesses.
 func forLocs(a *action, f func(l int32)) {
 	switch a.kind {
-	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock:
 		f(a.loc)
 	case ir.EvAtomic:
 		for i, x := range a.acc {

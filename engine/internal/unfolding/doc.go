@@ -7,6 +7,11 @@
 // index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
 // bound), check.go (checkIndexes). This comment argues soundness.
 //
+// Choose and condition variables (language version 2) are not explored
+// here: engine.Explore refuses programs that use them in these modes
+// (engine.Unsupported), rather than explore them as something else.
+// Trylock is (see Independence).
+//
 // # Events
 //
 // An event is ⟨a, H⟩: an action a of one thread after a history H (a
@@ -37,14 +42,16 @@
 //
 // Two actions of different threads are dependent exactly as in
 // language.md: they touch the same shared location and one writes it
-// (lock and unlock are writes of the mutex; an atomic block touches each
-// location it accesses), or one is `join T` and the other is T's last
-// step, or one spawns the other's thread. This relation is symmetric and
-// irreflexive across threads, and independent actions commute at every
-// reachable state (reads of one location commute; accesses to different
-// locations commute; a lock is enabled iff the mutex is free, which only
-// events on the mutex change; a join is enabled iff T has finished, which
-// only T's last step changes). So it is an independence in the sense of
+// (lock, unlock and trylock are writes of the mutex, a trylock whether it
+// takes the mutex or not; an atomic block touches each location it
+// accesses), or one is `join T` and the other is T's last step, or one
+// spawns the other's thread. This relation is symmetric and irreflexive
+// across threads, and independent actions commute at every reachable
+// state (reads of one location commute; accesses to different locations
+// commute; a lock is enabled iff the mutex is free, which only events on
+// the mutex change; a trylock is always enabled, and what it does, take
+// the mutex or not, depends on the mutex alone; a join is enabled iff T
+// has finished, which only T's last step changes). So it is an independence in the sense of
 // Sec. 2 of the paper, and Def. 1 yields a PES whose configurations are
 // exactly the Mazurkiewicz traces of Weft executions. In this PES:
 //
@@ -73,7 +80,8 @@
 // dependent with a, none below [p] ∪ [e] and none after p's successor in
 // C'; then every ⊆-maximal event of H depends on a, as Def. 1 requires,
 // and a is enabled at state(H) when a is a lock of a free mutex (the last
-// event on the mutex in H leaves it free) or a join of a finished thread.
+// event on the mutex in H leaves it free: uevent.holder, which a trylock
+// sets too) or a join of a finished thread.
 // The ⊆-maximal configurations of C' ∪ {antichains} are small in practice:
 // events on one location with a write are totally ordered in C', so M
 // only ranges over sets of concurrent reads (for a write) and over
@@ -156,6 +164,48 @@
 // A pruned event that is
 // discovered again is a new object; the events kept keep their whole
 // causal past, so an event and a stale copy are never both reachable.
+//
+// # Spin-waiting
+//
+// With spin loops that wait ("Spin loops wait" in package interp), a
+// thread that comes back to a loop head after an iteration whose visible
+// steps were only reads, its loop's compared slots unchanged, becomes
+// Spinning and never moves again in the execution (spin-assume). That is
+// a change of the threads' local states only: whether thread t spins
+// after its event e depends on t's own steps since the loop head and the
+// values they read, so, like the action after e, it is fixed by [e]. To
+// the unfolding a spinning thread is a thread without a next action
+// (uevent.next is nil, learnt when e is first executed; peekAction), so
+// no event of it is ever made after e, as after a thread's last step;
+// unlike a finished thread, a join of it is never enabled. Independence
+// is unchanged: spinning writes nothing another thread reads (no shared
+// word, no mutex) and is not "finished", so independent actions still
+// commute, a lock is still enabled iff its mutex is free and a join iff
+// its target finished, which only the target's last step changes (a
+// spinning thread never finishes). Def. 1 then gives the unfolding of the
+// spin-assume semantics, whose configurations are its Mazurkiewicz
+// traces, and Alg. 1 explores each maximal configuration once.
+//
+// A maximal configuration without stops in which some thread spins is
+// handed to driver.Deadlock like a deadlock: if a spinning thread read a
+// location that an event after its read wrote (interp's StaleSpin), the
+// execution is spin-blocked (the real thread would have read the new
+// value and gone on: that is the configuration in which the read comes
+// after the write, which Alg. 1 reaches as an alternative to the read,
+// since the two are in immediate conflict), counted apart, no bug;
+// otherwise it is a deadlock that names the spinning threads. Which it is
+// depends on the configuration, not on the order C was built in: a read
+// and a later write of its location are dependent, so every
+// linearisation of C orders them alike (and the machine counts writes per
+// location in the order of C). So qpor and optimal count one execution
+// per maximal configuration that is not spin-blocked, and one
+// spin-blocked execution per spin-blocked one: what SDPOR counts (one per
+// trace, not spin-blocked), and the same bugs as DFS, in every execution
+// of the spin-assume semantics. A configuration with stops ends real
+// executions at its stops (below) whatever spins. A spinning thread makes
+// no more events, so a spin no longer runs into the step bound; with
+// Options.NoSpinWait the machine never parks a thread and nothing here
+// changes.
 //
 // # Steps that stop the execution
 //

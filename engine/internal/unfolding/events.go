@@ -33,7 +33,7 @@ type uevent struct {
 	maxs     []*uevent // ⊆-maximal events of the history other than pred, by id
 
 	childUID int32 // spawn events: the child
-	holder   int32 // mutex events: uid+1 of the holder after the event, 0 if free
+	holder   int32 // mutex events (lock, unlock, trylock): uid+1 of the holder after the event, 0 if free
 	lpos     int32 // single-location events: position in C's events on the location, while in C
 	dpos     int32 // while in D: its last index in qexplorer.d
 	bpos     int32 // index in bucket.ev (-1: hidden)
@@ -136,10 +136,10 @@ func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
-// write, a lock or an unlock): lastW is kept for those.
+// write, a lock, an unlock or a trylock): lastW is kept for those.
 func (e *uevent) hasLastW() bool {
 	switch e.fkind {
-	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock:
 		return true
 	}
 	return false
@@ -216,10 +216,10 @@ func newUnfolding(prog *ir.Program, m *interp.Machine, uidOf func(int) int32) *u
 }
 
 // peekAction describes thread t's next step on the machine (nil if the
-// thread has finished).
+// thread has finished or spins: see "Spin-waiting" in the package doc).
 func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	th := m.Threads[t]
-	if th.Status == interp.Finished {
+	if th.Status == interp.Finished || th.Status == interp.Spinning {
 		return nil
 	}
 	kind, loc := m.Peek(t)

@@ -320,7 +320,7 @@ func (q *qexplorer) push(e *uevent) bool {
 		if ev.Kind == ir.EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
 			x.Anomaly("a Stable atomic block's accesses changed") // cannot happen
 		}
-		if ev.Kind == ir.EvLock || ev.Kind == ir.EvUnlock {
+		if ev.Kind == ir.EvLock || ev.Kind == ir.EvUnlock || ev.Kind == ir.EvTrylock {
 			if h := x.M.Mem[ev.Loc]; h > 0 {
 				e.holder = q.uidOf[h-1] + 1
 			}

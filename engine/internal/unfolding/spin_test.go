@@ -178,7 +178,9 @@ func loadSpin(tb testing.TB, sh spinShape) *ir.Program {
 // the exploration started over with fine steps at a data race).
 func exploreSpin(prog *ir.Program, algo driver.Algorithm, k, n, pruneMin int) (*driver.Result, effort) {
 	var f effort
-	opts := driver.Options{Algorithm: algo, K: max(k, 1), MaxSteps: n, ProgressInterval: time.Second}
+	// These spins run to the step bound: spin-waiting off (it would
+	// park each spinner after one iteration).
+	opts := driver.Options{Algorithm: algo, K: max(k, 1), MaxSteps: n, ProgressInterval: time.Second, NoSpinWait: true}
 	res := driver.Run(context.Background(), prog, opts, func(x *driver.Driver) {
 		e := runExplorer(x, pruneMin).effort
 		f.considered += e.considered

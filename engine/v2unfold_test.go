@@ -1,0 +1,229 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"weft/engine"
+	"weft/engine/internal/irtest"
+	"weft/engine/ir"
+)
+
+// Random hand-built programs with what qpor and optimal explore of
+// language version 2 (spin loops and awaits on atomic flags, trylock,
+// plain data published through atomic flags), compared with dfs in every
+// unfolding mode: the same bugs, the same traces among the executions that
+// do not stop, one execution per trace, and the same spin-blocked
+// executions as sdpor.
+
+// genUnfold builds a random program from seed and describes it.
+func genUnfold(seed int64) (*engine.Program, string) {
+	r := rand.New(rand.NewSource(seed))
+	p := irtest.New()
+	x := p.Array("x", 2, irtest.Atomic, 0)
+	mx := p.Array("m", 2, irtest.Mutex, 0)
+	d := p.Array("d", 2, irtest.Plain, 0) // plain data, under m[k] or published through x[k]
+	var desc strings.Builder
+	nThreads := 2 + r.Intn(2)
+	for i := range nThreads {
+		b := p.Thread(fmt.Sprint("t", i))
+		fmt.Fprintf(&desc, "thread t%d {\n", i)
+		v, ok := b.Temp(), b.Temp()
+		stmts := 1 + r.Intn(3)
+		if nThreads == 3 {
+			stmts = 1 + r.Intn(2) // fewer interleavings: most fit dfs's budget
+		}
+		for range stmts {
+			k := int32(r.Intn(2))
+			xi := x + k
+			switch r.Intn(12) {
+			case 0:
+				c := int64(r.Intn(3)) // 0: a write that does not let a spinner out
+				b.StoreConst(xi, c)
+				fmt.Fprintf(&desc, "  x%d = %d\n", k, c)
+			case 1:
+				c := int64(r.Intn(3))
+				b.Load(v, xi)
+				b.Op(ir.OpNe, ok, v, b.Const(c))
+				b.Assert(ok, fmt.Sprintf("x%d != %d", k, c))
+				fmt.Fprintf(&desc, "  assert x%d != %d\n", k, c)
+			case 2:
+				b.Lock(mx + k)
+				addTo(b, d+k, 1)
+				b.Unlock(mx + k)
+				fmt.Fprintf(&desc, "  lock m%d; d%d++; unlock\n", k, k)
+			case 3:
+				l := fmt.Sprint("try", b.PC())
+				b.Trylock(v, mx+k)
+				b.Jz(l, v)
+				addTo(b, d+k, 1)
+				b.Unlock(mx + k)
+				b.Label(l)
+				fmt.Fprintf(&desc, "  if trylock(m%d) { d%d++; unlock }\n", k, k)
+			case 4:
+				// A trylock whose mutex is kept: later locks of it block.
+				b.Trylock(v, mx+k)
+				fmt.Fprintf(&desc, "  trylock(m%d) (kept)\n", k)
+			case 5:
+				// Publish: d[k] = 7, then x[k] = 1.
+				b.StoreConst(d+k, 7)
+				b.StoreConst(xi, 1)
+				fmt.Fprintf(&desc, "  d%d = 7; x%d = 1\n", k, k)
+			case 6:
+				// Consume: wait for x[k], then read d[k].
+				await := r.Intn(2) == 0
+				b.SpinUntil(xi, await)
+				b.Load(v, d+k)
+				b.Op(ir.OpNe, ok, v, b.Const(0))
+				b.Assert(ok, fmt.Sprintf("d%d published", k))
+				fmt.Fprintf(&desc, "  while x%d == 0 {} await=%v; assert d%d != 0\n", k, await, k)
+			case 7:
+				await := r.Intn(2) == 0
+				b.SpinUntil(xi, await)
+				fmt.Fprintf(&desc, "  while x%d == 0 {} await=%v\n", k, await)
+			case 8:
+				// while x0 + x1 == 0 { i++ }, reading both in an atomic
+				// block, with an iteration counter nobody reads.
+				top, i, w := fmt.Sprint("sp", b.PC()), b.Temp(), b.Temp()
+				b.Label(top)
+				b.LoopHead(false)
+				b.AtomicBlock(func() {
+					b.Load(v, x)
+					b.Load(w, x+1)
+				})
+				b.Op(ir.OpAdd, v, v, w)
+				b.AddI(i, i, 1)
+				b.Jz(top, v)
+				fmt.Fprintf(&desc, "  while atomic{x0 + x1} == 0 { i++ }\n")
+			case 9:
+				// two tries: n = 0; while x == 0 && n < 2 { n++ }
+				top, out, n := fmt.Sprint("tr", b.PC()), fmt.Sprint("tro", b.PC()), b.Temp()
+				b.Set(n, 0)
+				b.Label(top)
+				b.LoopHead(false)
+				b.Load(v, xi)
+				b.Jnz(out, v)
+				b.Op(ir.OpLt, ok, n, b.Const(2))
+				b.Jz(out, ok)
+				b.AddI(n, n, 1)
+				b.Jmp(top)
+				b.Label(out)
+				fmt.Fprintf(&desc, "  n = 0; while x%d == 0 && n < 2 { n++ }\n", k)
+			case 10:
+				// Look at a plain word under the mutex, twice at most (the
+				// iteration locks: it never spins):
+				// n = 0; loop { lock; if d != 0 || n == 1 { unlock; break }; unlock; n++ }.
+				top, out, n := fmt.Sprint("ml", b.PC()), fmt.Sprint("mlo", b.PC()), b.Temp()
+				b.Set(n, 0)
+				b.Label(top)
+				b.LoopHead(false)
+				b.Lock(mx + k)
+				b.Load(v, d+k)
+				b.Jnz(out, v)
+				b.Op(ir.OpEq, ok, n, b.Const(1))
+				b.Jnz(out, ok)
+				b.Unlock(mx + k)
+				b.AddI(n, n, 1)
+				b.Jmp(top)
+				b.Label(out)
+				b.Unlock(mx + k)
+				fmt.Fprintf(&desc, "  n = 0; loop { lock m%d; if d%d != 0 || n == 1 { unlock; break }; unlock; n++ }\n", k, k)
+			case 11:
+				// Set a flag in an atomic block that reads it first.
+				b.AtomicBlock(func() {
+					b.Load(v, xi)
+					b.AddI(v, v, 1)
+					b.Store(xi, v)
+				})
+				fmt.Fprintf(&desc, "  atomic { x%d++ }\n", k)
+			}
+		}
+		desc.WriteString("}\n")
+	}
+	return p.MustBuild(), desc.String()
+}
+
+// TestUnfoldingV2Random compares every unfolding mode with dfs on random
+// programs of genUnfold.
+func TestUnfoldingV2Random(t *testing.T) {
+	n := envInt("WEFT_V2_PROGRAMS", 200)
+	if testing.Short() {
+		n = min(n, 60)
+	}
+	compared := 0
+	for seed := range n {
+		prog, desc := genUnfold(seed)
+		name := fmt.Sprintf("unfolding v2 seed %d", seed)
+		if !t.Run(name, func(t *testing.T) {
+			ref := exploreWith(t, prog, engine.Options{Algorithm: engine.DFS, MaxSteps: 200, MaxExecutions: dfsBudget}, true)
+			if !ref.res.Complete {
+				t.Skipf("more than %d interleavings", dfsBudget)
+			}
+			compared++
+			checkReproduce(t, name, "dfs", prog, ref.res)
+			sd := exploreWith(t, prog, engine.Options{Algorithm: engine.SDPOR, MaxSteps: 200}, true)
+			checkAgainstDFS(t, name, "sdpor", prog, desc, ref, sd)
+			for _, mode := range qporModes {
+				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200}
+				if mode.prune {
+					engine.PruneAlways(&opts)
+				}
+				got := exploreWith(t, prog, opts, true)
+				checkAgainstDFS(t, name, mode.name, prog, desc, ref, got)
+				if n := engine.Anomalies(got.res); n != 0 {
+					t.Errorf("%s: %d anomalies; the first: %s", mode.name, n, engine.FirstAnomaly(got.res))
+				}
+				if !got.res.Complete {
+					t.Errorf("%s: incomplete (%s)", mode.name, got.res.Stopped)
+				}
+				if mode.algo == engine.Optimal && got.res.SSB != 0 {
+					t.Errorf("optimal explored %d sleep-set-blocked executions", got.res.SSB)
+				}
+				if !hitStepBound(ref.res) && got.res.SpinBlocked != sd.res.SpinBlocked {
+					t.Errorf("%s: %d spin-blocked executions, sdpor %d", mode.name, got.res.SpinBlocked, sd.res.SpinBlocked)
+				}
+			}
+		}) {
+			t.Logf("%s:\n%s", name, desc)
+		}
+	}
+	if compared < int(n)*9/10 {
+		t.Errorf("only %d of %d programs compared", compared, n)
+	}
+}
+
+// TestTrylockEveryMode: the trylock program of TestTrylockExplored in
+// every unfolding mode against dfs.
+func TestTrylockEveryMode(t *testing.T) {
+	p := irtest.New()
+	mx := p.Var("m", irtest.Mutex, 0)
+	got := p.Var("got", irtest.Atomic, 0)
+	data := p.Var("data", irtest.Plain, 0)
+	for i := range 2 {
+		b := p.Thread(fmt.Sprint("t", i))
+		r := b.Local("r")
+		b.Trylock(r, mx)
+		b.Jz("no", r)
+		addTo(b, got, 1)
+		addTo(b, data, 1) // under the mutex: no race
+		b.Unlock(mx)
+		b.Label("no")
+	}
+	c := p.Thread("check")
+	c.Lock(mx)
+	v, ok := c.Temp(), c.Temp()
+	c.Load(v, got)
+	c.Load(v, data)
+	c.Op(ir.OpLt, ok, v, c.Const(2))
+	c.Assert(ok, "both took the mutex")
+	c.Unlock(mx)
+	prog := p.MustBuild()
+	compareModes(t, "trylock", prog, "trylock")
+	compareQPOR(t, "trylock", prog, "trylock")
+	res := exploreProg(t, prog, engine.Options{Algorithm: engine.Optimal})
+	if len(res.Bugs) != 1 || res.Bugs[0].Message != "both took the mutex" {
+		t.Errorf("optimal: bugs %v", bugKeys(res))
+	}
+}
