@@ -356,7 +356,7 @@ func frameBytes(t *Thread) int64 { return 8 * int64(cap(t.Frame)+cap(t.saved)) }
 func (m *Machine) Bytes() int64 {
 	const rec, w = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{}))
 	return wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
-		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords)
+		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords) + m.auxBytes()
 }
 
 // bigStep is the number of words a step must save for Step to check the

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"slices"
+	"unsafe"
 
 	"weft/engine/ir"
 )
@@ -67,6 +68,13 @@ func (m *Machine) auxSave() {
 	m.auxAt = int32(len(m.aux))
 	m.aux = append(m.aux, auxRec{spin: m.mover.spin, cond: m.mover.cond,
 		spinSlotsLo: m.stepSlotsLo, spinReadsLo: int32(len(m.spinReads)), wokeLo: int32(len(m.wokeUndo))})
+}
+
+// auxBytes is what the machine holds for spin detection and condition
+// variables: the write counts and the stacks.
+func (m *Machine) auxBytes() int64 {
+	return 8*int64(cap(m.writes)+cap(m.spinSlots)) + int64(unsafe.Sizeof(spinRead{}))*int64(cap(m.spinReads)) +
+		int64(unsafe.Sizeof(auxRec{}))*int64(cap(m.aux)) + int64(unsafe.Sizeof(wokeRec{}))*int64(cap(m.wokeUndo))
 }
 
 // undoAux restores, undoing a step of th, the state saved in aux[i].
