@@ -332,6 +332,7 @@ func (m *Machine) ret(th *Thread, pc int32, in ir.Instr) bool {
 		// Leaving the frame of the loop the thread last passed the head
 		// of: its next arrival there (in another call) is no iteration of
 		// that loop, so it starts afresh (see "Spin loops wait").
+		m.auxSave()
 		th.spin.at = 0
 	}
 	if d == 0 {
