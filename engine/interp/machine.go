@@ -102,8 +102,8 @@ type Thread struct {
 	// calls holds its function frames (see "Function calls"); nil until
 	// its first call.
 	calls *callStack
-	spin       spinState
-	cond       condState
+	spin  spinState
+	cond  condState
 }
 
 // EventKind is the kind of a visible step (see ir.EventKind).
