@@ -862,11 +862,32 @@ thread spinner {
 thread setter {
     x = 1
 }
+`, []engine.BugKind{engine.BugDataRace}},
+		{"spin counting its rounds", `// max-steps: 500
+var x int
+thread spinner {
+    var n int
+    while x == 0 {
+        n++
+    }
+    assert n >= 0
+}
+thread setter {
+    x = 1
+}
 `, []engine.BugKind{engine.BugDataRace, engine.BugStepBound}},
 		{"local infinite loop", `
 thread a {
     var i int
     while true {
+        i = 1 - i
+    }
+}
+`, []engine.BugKind{engine.BugDeadlock}},
+		{"local loop that never ends", `
+thread a {
+    var i int
+    while i >= 0 {
         i = 1 - i
     }
 }
@@ -1222,8 +1243,11 @@ func TestStepBoundPrograms(t *testing.T) {
 		{"spin until set", `// max-steps: 500
 var x int
 thread spinner {
+    var spins int
     while x == 0 {
+        spins++
     }
+    assert spins >= 0
 }
 thread setter {
     x = 1
@@ -1243,8 +1267,11 @@ thread producer {
 }
 
 thread consumer {
+    var spins int
     while flag == 0 {
+        spins++
     }
+    assert spins >= 0
     assert data != 42, "the consumer saw the data"
 }
 `},
@@ -1258,8 +1285,11 @@ thread producer {
 }
 
 thread consumer {
+    var spins int
     while flag == 0 {
+        spins++
     }
+    assert spins >= 0
     assert data != 42, "the consumer saw the data"
 }
 `},
@@ -1295,9 +1325,12 @@ thread a {
 
 thread b {
     var r int
+    var spins int
     while turn != 1 {
         r = x
+        spins++
     }
+    assert spins >= 0
     assert r != 1, "b saw the intermediate value"
 }
 `},

@@ -32,6 +32,9 @@ func FuzzExplore(f *testing.F) {
 			return
 		}
 		for _, algo := range engine.Algorithms {
+			if refusal(ld.Exec, algo) != nil {
+				continue // a feature this mode does not explore: refused, as it should be
+			}
 			// With these budgets no input needs a minute: running out of
 			// it is a hang (a runaway exploration), not slowness.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -17,6 +17,10 @@ func TestTraceEvents(t *testing.T) {
 	checked := 0
 	check := func(t *testing.T, name string, prog *engine.Program, src string) {
 		for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR} {
+			if err := refusal(prog, algo); err != nil {
+				t.Logf("not checked in %s: %v", algo, err)
+				continue
+			}
 			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: maxSteps(prog), MaxExecutions: 2000})
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +80,11 @@ func checkTraceEvents(t *testing.T, prog *engine.Program, b *engine.Bug) {
 				tr.Kind, tr.Object, tr.Ends, tr.Op, st.Kind, st.Object, st.Ends, st.Op)
 		}
 		word, _, _ := strings.Cut(st.Op, " ")
+		word, _, _ = strings.Cut(word, "(") // "wait(cv, m)", "signal(cv) wakes t"
 		word = strings.TrimSuffix(word, ":")
+		if st.Kind == engine.EvWake && strings.HasPrefix(st.Op, "spurious wake-up ") {
+			word = "wake"
+		}
 		switch st.Kind {
 		case engine.EvStop:
 			if st.Object != "" {

@@ -296,12 +296,12 @@ func TestReplayWrongFile(t *testing.T) {
 	}
 }
 
-// TestJSONSize: a step-bound trace of 100,000 steps gives a JSON of
-// bounded size (the trace cut, the schedule on one line), and
+// TestJSONSize: a step-bound trace of 100,000 steps (a spin, with
+// spin-waiting off) gives a JSON of bounded size (the trace cut, the schedule on one line), and
 // --full-trace keeps it whole.
 func TestJSONSize(t *testing.T) {
 	spin := writeFile(t, "spin.weft", "var f int\nthread t {\n    while f == 0 {\n    }\n}\n")
-	_, out, _ := runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", spin)
+	_, out, _ := runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", spin)
 	var v checkJSON
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestJSONSize(t *testing.T) {
 	if len(out) > 1_000_000 {
 		t.Errorf("JSON of %d bytes", len(out))
 	}
-	_, out, _ = runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--full-trace", spin)
+	_, out, _ = runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", "--full-trace", spin)
 	v = checkJSON{}
 	json.Unmarshal([]byte(out), &v)
 	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != 100_000 {

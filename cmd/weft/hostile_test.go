@@ -145,7 +145,8 @@ var hostileCases = []hostileCase{
 	{
 		name:  "JSON of a 100000-step livelock",
 		model: func() string { return "var f int\nthread t {\n    while f == 0 {\n    }\n}\n" },
-		args:  []string{"--json", "--algo", "dfs"}, exits: []int{exitBug},
+		// Without spin-waiting, the spin runs to the step bound.
+		args: []string{"--json", "--algo", "dfs", "--no-spin-wait"}, exits: []int{exitBug},
 		stdout: []string{`"kind": "step-bound"`},
 		maxMB:  300, maxDur: 30 * time.Second, maxOut: 1 << 20,
 	},
@@ -165,7 +166,7 @@ var hostileCases = []hostileCase{
 		model: func() string {
 			return "var f int\nthread t {\n    while f == 0 {\n    }\n}\nthread u {\n    f = 0\n}\n"
 		},
-		args:   []string{"replay", "MODEL", "--bug", "1", "--max-steps", "10"},
+		args:   []string{"replay", "MODEL", "--bug", "1", "--max-steps", "10", "--no-spin-wait"},
 		exits:  []int{exitBug},
 		stdout: []string{"(10 steps)", "reproduced: step-bound"},
 		maxMB:  300, maxDur: 10 * time.Second,

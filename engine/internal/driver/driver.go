@@ -50,7 +50,7 @@ const DefaultMaxSteps = 100_000
 type Options struct {
 	Algorithm     Algorithm
 	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
-	MaxExecutions int64 // stop after this many executions (0: no limit)
+	MaxExecutions int64 // stop after this many executions, spin-blocked ones included (0: no limit)
 	MaxBugs       int   // stop once this many distinct bugs are found (0: no limit); Stopped is StoppedMaxBugs
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
 	K             int   // qpor: k of k-partial alternatives (default 1)
@@ -457,7 +457,15 @@ func (x *Driver) ExecutionDone() bool {
 	if n := len(x.M.Threads); n > x.Stats.MaxThreads {
 		x.Stats.MaxThreads = n
 	}
-	if x.Opts.MaxExecutions > 0 && x.Stats.Executions >= x.Opts.MaxExecutions {
+	return x.countTowardBudget()
+}
+
+// countTowardBudget checks Options.MaxExecutions after an execution
+// ended: the executions counted and the spin-blocked ones, which cost as
+// much to explore (a model whose spins mostly go stale would otherwise
+// run on far past the budget).
+func (x *Driver) countTowardBudget() bool {
+	if x.Opts.MaxExecutions > 0 && x.Stats.Executions+x.Stats.SpinBlocked >= x.Opts.MaxExecutions {
 		x.StopReason = "max-executions"
 		return true
 	}
@@ -806,6 +814,7 @@ func (x *Driver) Deadlock(d int) {
 	for t, th := range x.M.Threads {
 		if x.M.StaleSpin(t) {
 			x.Stats.SpinBlocked++
+			x.countTowardBudget()
 			return
 		}
 		if th.Status != interp.Finished {
