@@ -21,10 +21,9 @@ type feature struct {
 }
 
 // features lists the features that some modes do not support, with the
-// modes that do. Spin-waiting (ir.OpLoopHead) and trylock are supported
-// by every mode.
+// modes that do. Spin-waiting (ir.OpLoopHead), choose and trylock are
+// supported by every mode.
 var features = []feature{
-	{"choose", false, []ir.Op{ir.OpChoose}, []Algorithm{DFS, SDPOR}},
 	{"condition variables", true, []ir.Op{ir.OpWait, ir.OpWake, ir.OpSignal, ir.OpBroadcast}, []Algorithm{DFS, SDPOR}},
 }
 

@@ -44,15 +44,13 @@ func featureProgram(op ir.Op) *engine.Program {
 	}
 }
 
-// TestUnsupportedFeatures: qpor and optimal refuse choose and condition
-// variables with an error that names the feature, its first
+// TestUnsupportedFeatures: qpor and optimal refuse condition variables with an error that names the feature, its first
 // line and the modes that explore it; dfs and sdpor accept them.
 func TestUnsupportedFeatures(t *testing.T) {
 	tests := []struct {
 		op   ir.Op
 		want string // the error for qpor
 	}{
-		{ir.OpChoose, "choose (line 3) is explored by dfs and sdpor; qpor and optimal do not support it yet"},
 		{ir.OpWait, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
 		{ir.OpSignal, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
 		{ir.OpBroadcast, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
@@ -86,9 +84,9 @@ func TestUnsupportedFeatures(t *testing.T) {
 			}
 		})
 	}
-	// Spin-waiting and trylock are explored by every mode, and a program
-	// without the features by every mode.
-	for _, op := range []ir.Op{ir.OpNop, ir.OpLoopHead, ir.OpTrylock} {
+	// Spin-waiting, choose and trylock are explored by every mode, and a
+	// program without the features by every mode.
+	for _, op := range []ir.Op{ir.OpNop, ir.OpLoopHead, ir.OpTrylock, ir.OpChoose} {
 		prog := featureProgram(op)
 		if op == ir.OpLoopHead {
 			prog.Bodies[0].Loops = []ir.Loop{{}}

@@ -28,14 +28,14 @@ func TestModeFor(t *testing.T) {
 		}
 	}
 	for _, algo := range []engine.Algorithm{engine.QPOR, engine.Optimal, engine.SDPOR, engine.DFS} {
-		got, why := modeFor(prog(ir.OpChoose), algo)
+		got, why := modeFor(prog(ir.OpWait), algo)
 		unfolding := algo == engine.QPOR || algo == engine.Optimal
 		if unfolding {
-			if got != engine.SDPOR || !strings.Contains(why, "choose (line 5) is explored by dfs and sdpor") {
-				t.Errorf("%s on choose: %s, %q; want sdpor and why", algo, got, why)
+			if got != engine.SDPOR || !strings.Contains(why, "condition variables (line 5) are explored by dfs and sdpor") {
+				t.Errorf("%s on wait: %s, %q; want sdpor and why", algo, got, why)
 			}
 		} else if got != algo || why != "" {
-			t.Errorf("%s on choose: %s, %q; want %s", algo, got, why, algo)
+			t.Errorf("%s on wait: %s, %q; want %s", algo, got, why, algo)
 		}
 		if got, why := modeFor(prog(ir.OpNop), algo); got != algo || why != "" {
 			t.Errorf("%s without features: %s, %q", algo, got, why)

@@ -1,5 +1,7 @@
 package unfolding
 
+import "weft/engine/ir"
+
 // Alternatives (Def. 5 and 6, the comb): spikes, clues, and the
 // candidates hidden while C holds what excludes them.
 
@@ -67,7 +69,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 	// The events of D enabled at C, most recently added first (by
 	// their last place in D: the stack q.d can be deep, en(C) is small).
 	dl := []*uevent{e}
-	for _, d := range en {
+	add := func(d *uevent) {
 		if d != e && d.inD > 0 {
 			j := len(dl)
 			dl = append(dl, d)
@@ -76,6 +78,21 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			dl[j] = d
 		}
+	}
+	for _, d := range en {
+		if d.fkind == ir.EvChoose {
+			// en(C) holds one alternative of a choose (all are enabled).
+			// A clue holding another alternative conflicts with all of
+			// those in D, so one of them stands for all, the latest to
+			// enter D; none if e is one.
+			if !siblingChoice(e, d) {
+				if f := lastChoiceInD(d); f != nil {
+					add(f)
+				}
+			}
+			continue
+		}
+		add(d)
 	}
 	if q.k > 0 && len(dl) > q.k {
 		dl = dl[:q.k]
@@ -169,6 +186,18 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			if found {
 				break
+			}
+		}
+		if d.fkind == ir.EvChoose {
+			// A choose's other alternatives are its only immediate
+			// conflicts (it touches nothing: no bucket holds it).
+			// The one after d first: those before it are most often
+			// in D already.
+			n := d.act.nalt
+			for j := int32(1); j < n && !found; j++ {
+				if a := q.alternativeOf(d, (d.act.alt+j)%n); a != nil {
+					consider(a)
+				}
 			}
 		}
 		// Candidates: for every spike element there is one below it in

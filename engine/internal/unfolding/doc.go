@@ -7,10 +7,11 @@
 // index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
 // bound), check.go (checkIndexes). This comment argues soundness.
 //
-// Choose and condition variables (language version 2) are not explored
-// here: engine.Explore refuses programs that use them in these modes
+// Condition variables (language version 2) are not explored here:
+// engine.Explore refuses programs that use them in these modes
 // (engine.Unsupported), rather than explore them as something else.
-// Trylock is (see Independence).
+// Trylock is (see Independence), and so are spin-waiting and choose (see
+// their sections).
 //
 // # Events
 //
@@ -206,6 +207,46 @@
 // no more events, so a spin no longer runs into the step bound; with
 // Options.NoSpinWait the machine never parks a thread and nothing here
 // changes.
+//
+// # Choose
+//
+// A choose of n values (interp.Machine.Alternatives) is n actions of its
+// thread at one point, one per value: after predecessor p, the events
+// c_0 … c_{n-1}, told apart by their alternative (action.alt, in their
+// names: keyHash, named). A choose touches nothing, so it depends on no
+// event of another thread: each c_i has the history [p] and its
+// alternatives as its only immediate conflicts (siblings in the thread
+// tree: ordered or in conflict, as events of one thread are). Nothing
+// disables it or is disabled by it. This is Def. 1's unfolding of the
+// semantics in which a thread at a choose has n enabled transitions, all
+// independent of other threads' transitions; its configurations are the
+// Mazurkiewicz traces with their values, and Alg. 1 runs on it unchanged,
+// with the choose's alternatives where Alg. 1 needs them:
+//
+//   - en(C) holds one event per thread, for a choose its alternative
+//     first found (enabledOf); every alternative is enabled at C
+//     (enabledIn, when a clue holds one), and the free choice takes one
+//     not in D (freeAlternative).
+//   - Alt: the spike of an alternative d in D is the other alternatives,
+//     made on demand (alternativeOf), that D does not hold: they are
+//     d's immediate conflicts, and [a] ∪ C is a configuration for each
+//     (its past is p's, in C). The index of spike candidates, by
+//     location, never holds a choose, and need not: a choose is in no
+//     other event's spike. For the events of D enabled at C, one of a
+//     choose's alternatives in D stands for all of them, the latest in
+//     (or none if the event just explored is one): a clue that holds an
+//     alternative not in D conflicts with every one of them.
+//   - Pruning keeps an alternative while C or D holds another (the only
+//     events it is in immediate conflict with), and, with a choose of
+//     many values all in D at one point, does not look at them for the
+//     other events (none is in immediate conflict with a choose).
+//
+// Alternatives made later than Alg. 1 on the whole unfolding would have
+// them change nothing: an alternative is only ever in a spike of its
+// siblings, or in the past of events that exist only once it was in C.
+// Each execution records its alternatives (Event.Alt) and the step is
+// replayed with it (driver.StepAlt), so bugs carry their choices
+// (Bug.Choices).
 //
 // # Steps that stop the execution
 //

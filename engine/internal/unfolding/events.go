@@ -153,6 +153,33 @@ type action struct {
 	probed   bool        // acc is known
 	unstable bool        // acc is everything the block may access (AtomicFootprint)
 	self     int32       // the thread (uid)
+	// A choose has one action per value (see "Choose" in the package
+	// doc): alt is its alternative (interp.Machine.StepAlt), nalt how
+	// many there are; the action a thread stands at (alternative 0) keeps
+	// the others, made on demand, and they point back to it (base).
+	alt, nalt int32
+	alts      []*action
+	base      *action
+	inD       []*uevent // alternative 0's: the alternatives in D, in the order they entered it (D is a stack)
+}
+
+// alternative is the action of alternative i of choose action a.
+func (a *action) alternative(i int32) *action {
+	if a.base != nil {
+		a = a.base
+	}
+	if i == 0 {
+		return a
+	}
+	for int32(len(a.alts)) <= i {
+		a.alts = append(a.alts, nil)
+	}
+	if a.alts[i] == nil {
+		b := *a
+		b.alt, b.alts, b.base = i, nil, a
+		a.alts[i] = &b
+	}
+	return a.alts[i]
 }
 
 func (a *action) footprint() ir.Footprint {
@@ -233,6 +260,9 @@ func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	}
 	if kind != ir.EvAtomic {
 		a.probed = true
+	}
+	if kind == ir.EvChoose {
+		a.nalt = int32(m.Alternatives(t))
 	}
 	return a
 }
@@ -339,9 +369,9 @@ func actDep(a *action, e *uevent) bool {
 	return accessDep(&fp, &fe)
 }
 
-// keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner and
-// maximal events (sorted by id).
-func keyHash(t int32, pred, spawner *uevent, maxs []*uevent) uint64 {
+// keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner,
+// maximal events (sorted by id) and, for a choose, its alternative.
+func keyHash(t int32, pred, spawner *uevent, maxs []*uevent, alt int32) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v int32) {
 		h ^= uint64(uint32(v))
@@ -360,12 +390,16 @@ func keyHash(t int32, pred, spawner *uevent, maxs []*uevent) uint64 {
 	for _, m := range maxs {
 		mix(m.id)
 	}
+	if alt != 0 {
+		mix(-1 - alt)
+	}
 	return h
 }
 
-// named reports whether e is the event named by (t, pred, spawner, maxs).
-func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
-	if e.thread != t || e.pred != pred || e.spawner != spawner || len(e.maxs) != len(maxs) {
+// named reports whether e is the event named by (t, pred, spawner, maxs,
+// alt).
+func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent, alt int32) bool {
+	if e.thread != t || e.pred != pred || e.spawner != spawner || len(e.maxs) != len(maxs) || e.act.alt != alt {
 		return false
 	}
 	for i, m := range maxs {
@@ -376,16 +410,16 @@ func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
 	return true
 }
 
-// lookup finds the event named by (t, pred, spawner, maxs) in U: among
-// pred's children, or, for a thread's first event, in byKey.
-func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent) *uevent {
+// lookup finds the event named by (t, pred, spawner, maxs, alt) in U:
+// among pred's children, or, for a thread's first event, in byKey.
+func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent, alt int32) *uevent {
 	e := u.byKey[h]
 	if pred != nil {
 		if pred.wide {
 			switch f := u.wide[pred][h]; {
 			case f == nil:
 				return nil // no child has this hash
-			case f.named(t, pred, spawner, maxs):
+			case f.named(t, pred, spawner, maxs, alt):
 				return f
 			}
 			// Another child with the same hash: look through them all.
@@ -393,7 +427,7 @@ func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uev
 		e = pred.child
 	}
 	for ; e != nil; e = e.hnext {
-		if e.hkey == h && e.named(t, pred, spawner, maxs) {
+		if e.hkey == h && e.named(t, pred, spawner, maxs, alt) {
 			return e
 		}
 	}
@@ -455,8 +489,8 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 		}
 	}
 	u.maxBuf = maxs
-	h := keyHash(t, pred, spawner, maxs)
-	if e := u.lookup(h, t, pred, spawner, maxs); e != nil {
+	h := keyHash(t, pred, spawner, maxs, a.alt)
+	if e := u.lookup(h, t, pred, spawner, maxs, a.alt); e != nil {
 		return e
 	}
 	e := &uevent{thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}

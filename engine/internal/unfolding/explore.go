@@ -48,7 +48,8 @@ type qexplorer struct {
 	pruneAt  int
 	pruneMin int
 	stamp    int32
-	stopBuf  []stopAt // scratch for maximal
+	stopBuf  []stopAt  // scratch for maximal
+	dPlain   []*uevent // scratch for prune: D newest first, without its chooses
 }
 
 // Run explores with the unfolding: qpor with k-partial alternatives
@@ -194,7 +195,7 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 	var e *uevent
 	if len(A) > 0 {
 		for _, a := range A {
-			if containsEv(en, a) {
+			if q.enabledIn(en, a) {
 				e = a
 				break
 			}
@@ -221,6 +222,10 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 		return
 	}
 	e.inD++
+	if e.fkind == ir.EvChoose {
+		b := e.act.alternative(0)
+		b.inD = append(b.inD, e)
+	}
 	dpos := e.dpos
 	e.dpos = int32(len(q.d))
 	q.d = append(q.d, e)
@@ -234,6 +239,11 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 	q.dAt = q.dAt[:len(q.dAt)-1]
 	e.dpos = dpos
 	e.inD--
+	if e.fkind == ir.EvChoose {
+		b := e.act.alternative(0)
+		b.inD[len(b.inD)-1] = nil
+		b.inD = b.inD[:len(b.inD)-1]
+	}
 	if len(q.u.all) > q.pruneAt {
 		q.prune()
 	}
@@ -261,7 +271,10 @@ func (q *qexplorer) choose(en []*uevent) *uevent {
 	var e *uevent
 	most := int32(-1)
 	for _, f := range en {
-		if f.inD != 0 {
+		if f.inD != 0 && f.fkind == ir.EvChoose {
+			f = q.freeAlternative(f)
+		}
+		if f == nil || f.inD != 0 {
 			continue
 		}
 		if f.thread == last {
@@ -381,7 +394,7 @@ func (q *qexplorer) step(e *uevent, ev *interp.Event) bool {
 	} else {
 		x.M.TailBound = x.M.StepCount() + int(q.u.bound-e.pastOf())
 	}
-	ok := x.Step(int(q.midx[e.thread]), ev)
+	ok := x.StepAlt(int(q.midx[e.thread]), int(e.act.alt), ev)
 	return ok
 }
 
