@@ -30,7 +30,7 @@ func featureProgram(op ir.Op) *engine.Program {
 		}
 		if op == ir.OpWait {
 			// A wait is followed by its wake.
-			b.Code = append(b.Code[:2], ir.Instr{Op: ir.OpWake, A: 0, B: 0}, ir.Instr{Op: ir.OpEnd})
+			b.Code = append(b.Code[:2], ir.Instr{Op: ir.OpWake, A: 0, B: 0, C: 1}, ir.Instr{Op: ir.OpEnd})
 			b.Ranges = append(b.Ranges, at(line))
 		}
 		return b
