@@ -28,7 +28,8 @@
 // failed assume), the executions counted in Stats.Executions that end
 // without a stop are:
 //
-//   - DFS: every interleaving (the reference for the others).
+//   - DFS: every interleaving (the reference for the others), except that
+//     a thread standing at a choose moves first (see below).
 //   - SDPOR (Source-DPOR with sleep sets): exactly one per Mazurkiewicz
 //     trace, plus sleep-set-blocked ones counted apart in Stats.SSB.
 //   - QPOR (unfolding-based, k-partial alternatives, Options.K): exactly
@@ -51,6 +52,20 @@
 // cut, and one longer than MaxSteps times its threads plus one (at most
 // eight times MaxSteps) goes no further and
 // ends the exploration incomplete (StoppedExecutionLength).
+//
+// Steps with several outcomes. A choose takes each value of its range and
+// a signal wakes each of the threads waiting on its condition variable,
+// in turn (interp.Machine.Alternatives): every mode explores each
+// alternative, and a bug's schedule records the alternative of each step
+// (Bug.Choices, parallel to Bug.Schedule) so that Replay, Reproduce and
+// StepStates follow it (Bug.ReplayOptions). A choose touches nothing and
+// nothing can disable it, so DFS and SDPOR take a thread standing at one
+// first, alone: DFS explores every interleaving in which choose steps are
+// taken as soon as they can be, which are every interleaving up to moving
+// chooses earlier (the same traces). Options.SpuriousWakeups also
+// explores a waiting thread waking up without a signal. Spinning and
+// waiting threads that no step can release end the execution in a
+// deadlock whose message says what each waits for.
 //
 // Spin loops wait (see "Spin loops wait" in package interp): a thread
 // whose loop iteration only read shared memory and left the loop's

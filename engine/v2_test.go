@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -235,5 +236,41 @@ func TestTrylockExplored(t *testing.T) {
 	res := exploreProg(t, prog, engine.Options{Algorithm: engine.SDPOR})
 	if len(res.Bugs) != 1 || res.Bugs[0].Message != "both took the mutex" {
 		t.Errorf("bugs %v", bugKeys(res))
+	}
+}
+
+// TestV2StepStates: the states a trace view shows replay a v2 bug's
+// schedule with its alternatives and say what each step did.
+func TestV2StepStates(t *testing.T) {
+	prog := boundedBuffer(2, 2, false, false)
+	res := exploreProg(t, prog, engine.Options{Algorithm: engine.SDPOR})
+	if len(res.Bugs) == 0 {
+		t.Fatal("no bug")
+	}
+	bug := res.Bugs[0]
+	states, err := engine.StepStates(context.Background(), prog, bug.Schedule, bug.ReplayOptions(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != len(bug.Schedule) {
+		t.Fatalf("%d states for %d steps", len(states), len(bug.Schedule))
+	}
+	var ops []string
+	for i, st := range states {
+		if st.Op != bug.Trace[i].Op || st.Kind != bug.Trace[i].Kind || st.Object != bug.Trace[i].Object {
+			t.Errorf("step %d: state %q %v %q, trace %q %v %q", i+1, st.Op, st.Kind, st.Object, bug.Trace[i].Op, bug.Trace[i].Kind, bug.Trace[i].Object)
+		}
+		ops = append(ops, st.Op)
+	}
+	all := strings.Join(ops, "\n")
+	for _, want := range []string{"wait(notFull, m)", "signal(notFull) wakes consumer[", "wake from notFull, lock m"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no step says %q:\n%s", want, all)
+		}
+	}
+	for _, th := range states[len(states)-1].Threads {
+		if th.Status != "blocked" && th.Status != "finished" {
+			t.Errorf("at the deadlock %s is %s", th.Name, th.Status)
+		}
 	}
 }

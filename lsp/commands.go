@@ -90,7 +90,8 @@ func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Docum
 		return nil, invalidParams("no bug %q in %s (the file changed since, or the id is wrong)", id, u)
 	}
 	bug := &engine.Bug{Kind: b.kind, Message: b.message, Thread: b.thread, Range: b.rng, Other: b.other,
-		Schedule: b.schedule, LocalBudget: b.localBudget}
+		Schedule: b.schedule, Choices: b.replayOpts.Choices, LocalBudget: b.replayOpts.LocalBudget,
+		NoSpinWait: b.replayOpts.NoSpinWait, SpuriousWakeups: b.replayOpts.SpuriousWakeups}
 	out, err := replay.Build(ctx, b.snap.loaded.Exec, bug, replay.Options{ArrayLimit: traceArrayLimit, MaxStateSteps: maxStateSteps})
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -161,16 +161,16 @@ func (s *Server) refreshLenses() {
 // bugReport is a bug as the server keeps it: copied out of the engine's
 // report (which the engine may still change) with the snapshot it is for.
 type bugReport struct {
-	id          string
-	snap        *snapshot
-	kind        engine.BugKind
-	message     string
-	thread      string
-	rng         source.Range
-	other       *engine.RaceSide
-	schedule    []int32
-	localBudget int
-	trace       []engine.TraceStep
+	id         string
+	snap       *snapshot
+	kind       engine.BugKind
+	message    string
+	thread     string
+	rng        source.Range
+	other      *engine.RaceSide
+	schedule   []int32
+	replayOpts engine.ReplayOptions // the local budget, the choices and options it replays with
+	trace      []engine.TraceStep
 }
 
 func (b *bugReport) key() string {
@@ -187,8 +187,12 @@ func (b *bugReport) key() string {
 func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
 	r := &bugReport{
 		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range,
-		schedule: append([]int32(nil), b.Schedule...), localBudget: b.LocalBudget,
+		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
 		trace: append([]engine.TraceStep(nil), b.Trace...),
+	}
+	r.replayOpts.Choices = append([]int32(nil), b.Choices...)
+	if b.Choices == nil {
+		r.replayOpts.Choices = nil
 	}
 	if b.Other != nil {
 		o := *b.Other

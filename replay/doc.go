@@ -28,9 +28,11 @@
 // thread at fault (for a data race, the one of the later access); threads
 // lists every thread of the execution in creation order. Each step is
 // 1-based; its event says what kind of step it was ("read", "write",
-// "lock", "unlock", "spawn", "join", "atomic", "stop") and on what: a
-// location's name, the thread spawned or joined, the one location of an
-// atomic block that touches only one; omitted otherwise. "ends": true
+// "lock", "unlock", "spawn", "join", "atomic", "stop", "choose",
+// "trylock", "wait", "wake", "signal", "broadcast") and on what: a
+// location's name (the mutex of a trylock, the condition variable of a
+// wait, wake, signal or broadcast), the thread spawned or joined, the one
+// location of an atomic block that touches only one; omitted otherwise. "ends": true
 // marks the step with which its thread finished. shared, locks and
 // threadStates are the state right after the step: every shared variable
 // that is not a mutex and every mutex (holder "" when free) in declaration

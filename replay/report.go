@@ -45,6 +45,37 @@ type ReportBug struct {
 	Other       *ReportSide `json:"other"`
 	Schedule    []int32     `json:"schedule"`
 	LocalBudget int         `json:"local_budget"`
+	// Choices, NoSpinWait and SpuriousWakeups replay the alternatives and
+	// the semantics the bug was found with (absent: none).
+	Choices         []int32          `json:"choices"`
+	NoSpinWait      bool             `json:"no_spin_wait"`
+	SpuriousWakeups bool             `json:"spurious_wakeups"`
+	Trace           []ReportStepJSON `json:"trace"`
+}
+
+// ReportStepJSON is what a replay reads of a trace step: the alternative
+// it took ("choice", absent when the first).
+type ReportStepJSON struct {
+	Choice int32 `json:"choice"`
+}
+
+// choices are the alternatives of b's schedule: its "choices", or else
+// those of its trace's steps when the trace is complete (nil when every
+// step took its first).
+func (b *ReportBug) choices() []int32 {
+	if b.Choices != nil || len(b.Trace) != len(b.Schedule) {
+		return b.Choices
+	}
+	var out []int32
+	for i, st := range b.Trace {
+		if st.Choice != 0 && out == nil {
+			out = make([]int32, len(b.Trace))
+		}
+		if out != nil {
+			out[i] = st.Choice
+		}
+	}
+	return out
 }
 
 // ReportSide is the other access of a data race.
@@ -186,7 +217,10 @@ func (r *Report) Bug(n int) (*engine.Bug, error) {
 		return nil, fmt.Errorf("%s: bug %d has no schedule", r.Path, n)
 	}
 	bug := &engine.Bug{Kind: engine.BugKind(b.Kind), Message: b.Message, Thread: b.Thread, Range: b.Range.Source(),
-		Schedule: b.Schedule, LocalBudget: b.LocalBudget}
+		Schedule: b.Schedule, Choices: b.choices(), LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups}
+	if len(bug.Choices) != 0 && len(bug.Choices) != len(bug.Schedule) {
+		return nil, fmt.Errorf("%s: bug %d has %d choices for a schedule of %d steps", r.Path, n, len(bug.Choices), len(bug.Schedule))
+	}
 	if b.Other != nil {
 		bug.Other = &engine.RaceSide{Thread: b.Other.Thread, Op: b.Other.Op, Range: b.Other.Range.Source()}
 	}

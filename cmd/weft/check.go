@@ -33,6 +33,8 @@ type checkFlags struct {
 	json          bool
 	quiet         bool
 	fullTrace     bool
+	noSpinWait    bool
+	spurious      bool
 
 	set map[string]bool // the flags given on the command line
 }
@@ -48,6 +50,8 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
+	fs.BoolVar(&f.noSpinWait, "no-spin-wait", false, "let while loops that only read spin on (up to --max-steps) instead of waiting for a write (awaits always wait)")
+	fs.BoolVar(&f.spurious, "spurious-wakeups", false, "explore spurious wake-ups: a thread waiting on a condition variable may wake up without a signal")
 }
 
 // noteSet records which flags the command line gave (after parsing).
@@ -79,7 +83,7 @@ func (f *checkFlags) options() (engine.Options, error) {
 		return engine.Options{}, errors.New("--max-bugs must not be negative (0: no limit)")
 	}
 	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
-		MaxMemory: f.memoryBudget()}, nil
+		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious}, nil
 }
 
 // memoryBudget is the --max-memory in bytes, the default filled in.
@@ -103,6 +107,19 @@ func (f *checkFlags) exploreArgs() string {
 	}
 	if f.maxExecutions > 0 {
 		s += " --max-executions " + strconv.FormatInt(f.maxExecutions, 10)
+	}
+	return s + f.semanticsArgs()
+}
+
+// semanticsArgs are the flags that change what the program's executions
+// are, which a replay needs too.
+func (f *checkFlags) semanticsArgs() string {
+	s := ""
+	if f.noSpinWait {
+		s += " --no-spin-wait"
+	}
+	if f.spurious {
+		s += " --spurious-wakeups"
 	}
 	return s
 }

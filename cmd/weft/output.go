@@ -143,8 +143,10 @@ const maxHintSchedule = 240
 // options with --bug (the check then stops at that bug).
 func replayHint(c *checked, i int) string {
 	b := c.res.Bugs[i]
-	if s := encodeSchedule(b.Schedule); len(s) <= maxHintSchedule {
-		hint := "weft replay " + shellQuote(c.path) + " --schedule " + s
+	// A schedule with alternatives (the values of chooses, the waiters
+	// signals woke) is replayed by re-running the check.
+	if s := encodeSchedule(b.Schedule); len(s) <= maxHintSchedule && b.Choices == nil {
+		hint := "weft replay " + shellQuote(c.path) + " --schedule " + s + c.flags.semanticsArgs()
 		if b.Kind == engine.BugStepBound {
 			hint += " --max-steps " + strconv.Itoa(c.flags.maxSteps)
 		}
@@ -199,6 +201,7 @@ type stepJSON struct {
 	Thread string    `json:"thread"`
 	Op     string    `json:"op"`
 	Range  rangeJSON `json:"range"`
+	Choice int32     `json:"choice,omitempty"` // the alternative taken, when not the first
 }
 
 type otherJSON struct {
@@ -220,8 +223,13 @@ type bugJSON struct {
 	// (without --full-trace); Schedule is always complete.
 	TraceOmitted int     `json:"trace_omitted,omitempty"`
 	Schedule     []int32 `json:"schedule"`
-	LocalBudget  int     `json:"local_budget,omitempty"`
-	Replay       string  `json:"replay"`
+	// Choices is the alternative of each step of Schedule, when some step
+	// took another than its first.
+	Choices         []int32 `json:"choices,omitempty"`
+	LocalBudget     int     `json:"local_budget,omitempty"`
+	NoSpinWait      bool    `json:"no_spin_wait,omitempty"`
+	SpuriousWakeups bool    `json:"spurious_wakeups,omitempty"`
+	Replay          string  `json:"replay"`
 }
 
 type diagJSON struct {
@@ -281,7 +289,8 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 	}
 	for i, b := range res.Bugs {
 		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, FirstMessage: b.FirstMessage, Thread: b.Thread, Range: toRange(b.Range),
-			Trace: []stepJSON{}, TraceLength: len(b.Trace), Schedule: b.Schedule, LocalBudget: b.LocalBudget, Replay: replayHint(c, i)}
+			Trace: []stepJSON{}, TraceLength: len(b.Trace), Schedule: b.Schedule, Choices: b.Choices, LocalBudget: b.LocalBudget,
+			NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups, Replay: replayHint(c, i)}
 		if b.Other != nil {
 			bj.Other = &otherJSON{Thread: b.Other.Thread, Op: b.Other.Op, Range: toRange(b.Other.Range)}
 		}
@@ -290,7 +299,7 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 			if !fullTrace && n > maxJSONSteps && j >= maxJSONSteps/2 && j < n-maxJSONSteps/2 {
 				continue
 			}
-			bj.Trace = append(bj.Trace, stepJSON{Thread: st.Thread, Op: st.Op, Range: toRange(st.Range)})
+			bj.Trace = append(bj.Trace, stepJSON{Thread: st.Thread, Op: st.Op, Range: toRange(st.Range), Choice: st.Choice})
 		}
 		bj.TraceOmitted = n - len(bj.Trace)
 		out.Bugs = append(out.Bugs, bj)

@@ -63,7 +63,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *schedule != "":
 		var s []int32
 		if s, err = decodeSchedule(*schedule); err == nil {
-			bug = &engine.Bug{Schedule: s}
+			bug = &engine.Bug{Schedule: s, NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious}
 		}
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
@@ -95,7 +95,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if f.set["max-steps"] {
 			maxSteps = f.maxSteps
 		}
-		kind, msg := scheduleEnd(ld.Exec, bug.Schedule, events, m, maxSteps)
+		kind, msg := scheduleEnd(ld.Exec, bug, events, m, maxSteps)
 		if kind == "" {
 			fmt.Fprintf(stdout, "\nthe schedule ends without a bug%s\n", msg)
 			return exitOK
@@ -114,7 +114,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // scheduleEnd says which bug, if any, the replayed schedule ends in: a
 // failing last step, a deadlock, a data race of the last step, or, when
 // maxSteps is set, the step bound. Otherwise msg may say why not.
-func scheduleEnd(prog *engine.Program, schedule []int32, events []engine.Event, m *engine.Machine, maxSteps int) (kind engine.BugKind, msg string) {
+func scheduleEnd(prog *engine.Program, bug *engine.Bug, events []engine.Event, m *engine.Machine, maxSteps int) (kind engine.BugKind, msg string) {
+	schedule := bug.Schedule
 	if n := len(events); n > 0 {
 		last := &events[n-1]
 		switch last.Stop {
@@ -126,10 +127,15 @@ func scheduleEnd(prog *engine.Program, schedule []int32, events []engine.Event, 
 			return "", " (its last step is a failed assume: the execution is discarded)"
 		}
 	}
-	if engine.Reproduce(prog, &engine.Bug{Kind: engine.BugDeadlock, Schedule: schedule}) == nil {
+	as := func(kind engine.BugKind) *engine.Bug {
+		b := *bug
+		b.Kind = kind
+		return &b
+	}
+	if engine.Reproduce(prog, as(engine.BugDeadlock)) == nil {
 		return engine.BugDeadlock, "every thread left is blocked"
 	}
-	if len(schedule) > 0 && engine.Reproduce(prog, &engine.Bug{Kind: engine.BugDataRace, Schedule: schedule}) == nil {
+	if len(schedule) > 0 && engine.Reproduce(prog, as(engine.BugDataRace)) == nil {
 		return engine.BugDataRace, "the last step races with an earlier access not ordered by synchronisation"
 	}
 	if maxSteps > 0 && len(schedule) >= maxSteps {

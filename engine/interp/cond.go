@@ -85,6 +85,7 @@ func (m *Machine) stepWait(t int, th *Thread, in ir.Instr, ev *Event) bool {
 		ev.Stop, ev.Message = StopRuntimeError, msg
 		return false
 	}
+	m.auxSave()
 	m.write(mx, 0)
 	n := m.Mem[cv] + 1
 	m.write(cv, n)
@@ -99,6 +100,7 @@ func (m *Machine) stepWait(t int, th *Thread, in ir.Instr, ev *Event) bool {
 func (m *Machine) stepWake(t int, th *Thread, in ir.Instr, ev *Event) bool {
 	mx, cv := int32(th.Frame[in.A]), int32(th.Frame[in.B])
 	ev.Kind, ev.Loc = ir.EvWake, cv
+	m.auxSave()
 	spurious := th.cond.waiting
 	if spurious {
 		m.write(cv, m.Mem[cv]-1)
@@ -131,6 +133,7 @@ func (m *Machine) stepSignal(th *Thread, in ir.Instr, alt int, ev *Event) {
 	if len(ws) == 0 {
 		return
 	}
+	m.auxSave()
 	step := int32(len(m.undo)) // this step's index (its undo record comes next)
 	for _, w := range ws {
 		wt := m.Threads[w]

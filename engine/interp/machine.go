@@ -176,12 +176,9 @@ type undoRecord struct {
 	newChild bool  // the step spawned a thread (removed on undo)
 	procCnt  int32 // proc whose spawn count was incremented, or -1
 	total    int   // Machine.total before the step
-	// The moving thread's spin record, and the sizes of the machine's
-	// spin stacks, before the step (see "Spin loops wait").
-	spin                     spinState
-	spinSlotsLo, spinReadsLo int32
-	cond                     condState // the moving thread's
-	wokeLo                   int32     // threads a signal woke: Machine.wokeUndo[wokeLo:]
+	// aux indexes Machine.aux: the spin and condition-variable state to
+	// restore, for a step that changed them; -1 for the others.
+	aux int32
 }
 
 // word is a word of memory or of a frame, by its index: in the undo logs
@@ -231,6 +228,9 @@ type Machine struct {
 	spinReads   []spinRead
 	stepSlotsLo int32 // len(spinSlots) when the current step started
 	passedHead  bool  // the current local run arrived at a loop head
+	aux         []auxRec
+	auxAt       int32   // the current step's entry in aux; -1: none yet; -2: not in a step
+	mover       *Thread // the thread making the current step
 
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
@@ -313,6 +313,7 @@ func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
 		procSpawns:   make([]int32, len(prog.Procs)),
 		MemoryBudget: memoryBudget,
 		NoSpinWait:   cfg.NoSpinWait,
+		auxAt:        -2,
 	}
 	m.SpuriousWakeups = cfg.SpuriousWakeups
 	for _, spec := range prog.Threads {
@@ -355,7 +356,7 @@ func frameBytes(t *Thread) int64 { return 8 * int64(cap(t.Frame)+cap(t.saved)) }
 func (m *Machine) Bytes() int64 {
 	const rec, w = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{}))
 	return wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
-		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords)
+		w*int64(cap(m.frameUndo)+cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords) + m.auxBytes()
 }
 
 // bigStep is the number of words a step must save for Step to check the
@@ -466,6 +467,8 @@ func (m *Machine) Step(t int, ev *Event) bool { return m.StepAlt(t, 0, ev) }
 func (m *Machine) StepAlt(t, alt int, ev *Event) bool {
 	frameLo, memLo := len(m.frameUndo), len(m.memUndo)
 	ok := m.step(t, alt, ev)
+	m.undo[len(m.undo)-1].aux = m.auxAt
+	m.auxAt, m.mover = -2, nil
 	// Clear the bits of the words saved (see "Frame undo log"), whole
 	// words of bits at a time: no other bit is set.
 	saved := m.Threads[t].saved
@@ -489,10 +492,9 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 	rec := undoRecord{
 		thread: int32(t), pc: th.PC, status: th.Status, fail: th.fail, steps: th.Steps,
 		spawned: th.spawned, frameLo: len(m.frameUndo), memLo: len(m.memUndo), procCnt: -1,
-		total: m.total, spin: th.spin, cond: th.cond, wokeLo: int32(len(m.wokeUndo)),
-		spinSlotsLo: int32(len(m.spinSlots)), spinReadsLo: int32(len(m.spinReads)),
+		total: m.total, aux: -1,
 	}
-	m.stepSlotsLo = rec.spinSlotsLo
+	m.stepSlotsLo, m.auxAt, m.mover = int32(len(m.spinSlots)), -1, th
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1, Alt: int32(alt)}
 	th.Steps++
@@ -578,7 +580,9 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 	if !ok {
 		return false
 	}
-	m.spinStep(th, ev)
+	if th.spin.at != 0 && th.spin.pure {
+		m.spinStep(th, ev)
+	}
 	if in.Op != ir.OpAtomic {
 		th.PC++
 	}
@@ -615,7 +619,9 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 			break
 		}
 		a := m.loadStore(th, in)
-		m.spinNote(th, a.Loc, a.Value, a.Write)
+		if th.spin.at != 0 && th.spin.pure {
+			m.spinNote(th, a.Loc, a.Value, a.Write)
+		}
 		tail = append(tail, TailStep{Access: a, PC: th.PC})
 		th.Steps++
 		m.total++
@@ -741,15 +747,9 @@ func (m *Machine) Undo() {
 	}
 	m.frameUndo = m.frameUndo[:rec.frameLo]
 	th.PC, th.Status, th.fail, th.Steps, th.spawned = rec.pc, rec.status, rec.fail, rec.steps, rec.spawned
-	th.spin = rec.spin
-	th.cond = rec.cond
-	for i := len(m.wokeUndo) - 1; i >= int(rec.wokeLo); i-- {
-		w := m.wokeUndo[i]
-		m.Threads[w.thread].cond = w.old
+	if rec.aux >= 0 {
+		m.undoAux(th, rec.aux)
 	}
-	m.wokeUndo = m.wokeUndo[:rec.wokeLo]
-	m.spinSlots = m.spinSlots[:rec.spinSlotsLo]
-	m.spinReads = m.spinReads[:rec.spinReadsLo]
 	m.total = rec.total
 	m.undo = m.undo[:n]
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"slices"
+	"unsafe"
 
 	"weft/engine/ir"
 )
@@ -40,11 +41,55 @@ import (
 // on looping, up to the step bound); an await (ir.Loop.Await) always
 // waits.
 //
-// Everything here is undone with the step: the moving thread's record is
-// saved in the undo record; the slot values and the reads live in two
-// stacks of the machine (spinSlots, spinReads) that Undo truncates to
-// their size before the step; the per-location write counts are
-// decremented for each location the step wrote (one memUndo entry each).
+// Everything here is undone with the step: a step that changes the moving
+// thread's record saves it first (auxSave); the slot values and the reads
+// live in two stacks of the machine (spinSlots, spinReads) that Undo
+// truncates to their size before the step; the per-location write counts
+// are decremented for each location the step wrote (one memUndo entry
+// each).
+
+// auxRec is what Undo restores of a step that changed some thread's spin
+// or condition-variable state (most steps change none, and leave none):
+// the moving thread's states, and the sizes of the machine's stacks of
+// them, before the step.
+type auxRec struct {
+	spin                             spinState
+	cond                             condState
+	spinSlotsLo, spinReadsLo, wokeLo int32
+}
+
+// auxSave saves, the first time in a step, what undoing it needs of the
+// spin and condition-variable state: every change to them calls it
+// first. Outside steps (the initial local runs) nothing is saved.
+func (m *Machine) auxSave() {
+	if m.auxAt != -1 {
+		return
+	}
+	m.auxAt = int32(len(m.aux))
+	m.aux = append(m.aux, auxRec{spin: m.mover.spin, cond: m.mover.cond,
+		spinSlotsLo: m.stepSlotsLo, spinReadsLo: int32(len(m.spinReads)), wokeLo: int32(len(m.wokeUndo))})
+}
+
+// auxBytes is what the machine holds for spin detection and condition
+// variables: the write counts and the stacks.
+func (m *Machine) auxBytes() int64 {
+	return 8*int64(cap(m.writes)+cap(m.spinSlots)) + int64(unsafe.Sizeof(spinRead{}))*int64(cap(m.spinReads)) +
+		int64(unsafe.Sizeof(auxRec{}))*int64(cap(m.aux)) + int64(unsafe.Sizeof(wokeRec{}))*int64(cap(m.wokeUndo))
+}
+
+// undoAux restores, undoing a step of th, the state saved in aux[i].
+func (m *Machine) undoAux(th *Thread, i int32) {
+	a := &m.aux[i]
+	th.spin, th.cond = a.spin, a.cond
+	for j := len(m.wokeUndo) - 1; j >= int(a.wokeLo); j-- {
+		w := m.wokeUndo[j]
+		m.Threads[w.thread].cond = w.old
+	}
+	m.wokeUndo = m.wokeUndo[:a.wokeLo]
+	m.spinSlots = m.spinSlots[:a.spinSlotsLo]
+	m.spinReads = m.spinReads[:a.spinReadsLo]
+	m.aux = m.aux[:i]
+}
 
 // spinState is a thread's record of the innermost loop head it arrived at.
 type spinState struct {
@@ -101,6 +146,7 @@ func (m *Machine) arriveAtHead(th *Thread) bool {
 			return true
 		}
 	}
+	m.auxSave()
 	// Start over from this arrival. The values of the last arrival can be
 	// overwritten if this step put them on top of the stack.
 	if s.at != 0 && s.slotLo >= m.stepSlotsLo && int(s.slotLo+s.slotN) == len(m.spinSlots) {
@@ -122,6 +168,7 @@ func (m *Machine) spinNote(th *Thread, loc int32, value int64, write bool) {
 	if s.at == 0 || !s.pure {
 		return
 	}
+	m.auxSave()
 	if write {
 		s.pure = false
 		return
@@ -142,6 +189,7 @@ func (m *Machine) spinStep(th *Thread, ev *Event) {
 	case EvAtomic:
 		for _, a := range ev.Acc {
 			if a.Write {
+				m.auxSave()
 				s.pure = false
 				return
 			}
@@ -150,6 +198,7 @@ func (m *Machine) spinStep(th *Thread, ev *Event) {
 			m.spinNote(th, a.Loc, a.Value, false)
 		}
 	default:
+		m.auxSave()
 		s.pure = false
 	}
 }

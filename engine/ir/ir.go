@@ -399,6 +399,9 @@ func (p *Program) Validate() error {
 					return err
 				}
 			}
+			if in.Op == OpWait && (pc+1 >= len(b.Code) || b.Code[pc+1] != Instr{Op: OpWake, A: in.A, B: in.B, C: in.C}) {
+				return fmt.Errorf("program: body %s pc %d: a wait not followed by its wake", b.Name, pc)
+			}
 		}
 	}
 	for _, t := range p.Threads {

@@ -2,6 +2,7 @@ package ir_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"weft/engine/internal/irtest"
@@ -176,5 +177,22 @@ func TestAnalyzeLoopsSpawnArguments(t *testing.T) {
 	got := prog.Bodies[1].Loops[0].Slots
 	if !slices.Contains(got, arg) || !slices.Contains(got, later) {
 		t.Errorf("AnalyzeLoops: Slots = %v, want %d and %d among them", got, arg, later)
+	}
+}
+
+// TestValidateWaitWake: a wait must be followed by the wake with its
+// operands (the interpreter leaves a waiting thread there).
+func TestValidateWaitWake(t *testing.T) {
+	p := irtest.New()
+	mx := p.Var("m", irtest.Mutex, 0)
+	cv := p.Var("cv", irtest.Cond, 0)
+	th := p.Thread("t")
+	th.Lock(mx)
+	th.Wait(cv, mx)
+	prog := p.MustBuild()
+	b := prog.Bodies[0]
+	b.Code[2].Op = ir.OpNop
+	if err := prog.Validate(); err == nil || !strings.Contains(err.Error(), "not followed by its wake") {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -541,8 +541,12 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 			}
 		}
 	case ir.EvUnlock, ir.EvTrylock, ir.EvWait, ir.EvWake:
-		var depFrom int32
-		fe, depFrom = c.mutexPreds(kind, ev)
+		depFrom := int32(-1)
+		if kind != ir.EvUnlock || c.depHead[ev.Loc] >= 0 && c.evs[c.accs[c.depHead[ev.Loc]].ev].thread != t {
+			// (An unlock follows its own lock, unless other threads'
+			// failed trylocks came in between: see sync.go.)
+			fe, depFrom = c.mutexPreds(kind, ev)
+		}
 		if depFrom >= 0 && !c.NoDep {
 			from := &c.evs[depFrom]
 			if shared {
@@ -834,7 +838,17 @@ func (c *Clocks) Races(d int32, ev *interp.Event, out []int32) []int32 {
 			}
 			break
 		}
-	case ir.EvUnlock, ir.EvTrylock, ir.EvWait, ir.EvWake, ir.EvSignal, ir.EvBroadcast:
+	case ir.EvUnlock:
+		// Its own lock is just before it, unless other threads' failed
+		// trylocks came in between (see syncRaces).
+		if lo := c.evs[d].accLo; int(lo) < len(c.accs) && c.accs[lo].ev == d {
+			if h := c.accs[lo].dep.prev; h >= 0 {
+				if p := c.accs[h].ev; c.evs[p].thread != t && !c.Before(p, base) {
+					out = append(out, p)
+				}
+			}
+		}
+	case ir.EvTrylock, ir.EvWait, ir.EvWake, ir.EvSignal, ir.EvBroadcast:
 		out = c.syncRaces(d, ev, t, base, out, lo)
 	}
 	// Keep only immediate predecessors: drop a candidate that happens

@@ -53,10 +53,14 @@ func (c *Clocks) mutexPreds(kind ir.EventKind, ev *interp.Event) (both, depOnly 
 	if h < 0 {
 		return -1, -1
 	}
+	e := c.accs[h].ev
 	if acquires(kind, ev) {
-		return c.accs[h].ev, -1
+		return e, -1
 	}
-	return -1, c.accs[h].ev
+	if c.evs[e].thread == ev.Thread {
+		return -1, -1 // its own acquire: program order has it already
+	}
+	return -1, e
 }
 
 // syncAccesses records the accesses of a trylock, wait, wake-up, signal or

@@ -1,5 +1,11 @@
 package dpor
 
+import (
+	"slices"
+
+	"weft/engine/ir"
+)
+
 // Alternatives
 //
 // Some steps have several outcomes (interp.Machine.Alternatives): the
@@ -38,9 +44,24 @@ package dpor
 // execution that another thread would stop before the choose runs is
 // explored with the choose first: the same stop, after it.)
 
+// programHas reports whether some body of prog has one of ops.
+func programHas(prog *ir.Program, ops ...ir.Op) bool {
+	for _, b := range prog.Bodies {
+		for _, in := range b.Code {
+			if slices.Contains(ops, in.Op) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // chooser is the lowest thread that can move at node n (which the
 // current state is) and stands at a choose, or -1.
 func (x *explorer) chooser(n *node) int32 {
+	if !x.chooses {
+		return -1
+	}
 	for t := n.enabled.next(0); t >= 0; t = n.enabled.next(t + 1) {
 		if x.M.Choosing(t) {
 			return int32(t)

@@ -16,7 +16,9 @@ import (
 func Run(x *driver.Driver) {
 	// DFS needs the clocks for data races only.
 	x.Clk.NoDep = x.Opts.Algorithm != driver.SDPOR
-	(&explorer{Driver: x}).run()
+	e := &explorer{Driver: x}
+	e.chooses, e.alternatives = programHas(x.Prog, ir.OpChoose), programHas(x.Prog, ir.OpChoose, ir.OpSignal)
+	e.run()
 }
 
 // explorer is a DFS or SDPOR exploration: the driver, and per node of the
@@ -29,6 +31,9 @@ type explorer struct {
 	fpScratch   []ir.Access
 	vEvents     []int32
 	live        liveThreads // the threads not finished at the current node
+	// chooses and alternatives say whether the program has a choose, and
+	// a step with alternatives at all (see "Alternatives").
+	chooses, alternatives bool
 }
 
 type sleeper struct {
@@ -101,7 +106,10 @@ func (x *explorer) run() {
 			}
 			n.chosen = p
 			n.done.add(int(p))
-			n.alt, n.alts = 0, int32(x.M.Alternatives(int(p)))
+			n.alt, n.alts = 0, 1
+			if x.alternatives {
+				n.alts = int32(x.M.Alternatives(int(p)))
+			}
 		}
 		ev := &x.Evs[d]
 		ok := x.step(int(p), int(n.alt), ev)
