@@ -1,6 +1,6 @@
 package unfolding
 
-import "weft/engine/ir"
+import "slices"
 
 // Alternatives (Def. 5 and 6, the comb): spikes, clues, and the
 // candidates hidden while C holds what excludes them.
@@ -80,13 +80,15 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		}
 	}
 	for _, d := range en {
-		if d.fkind == ir.EvChoose {
-			// en(C) holds one alternative of a choose (all are enabled).
-			// A clue holding another alternative conflicts with all of
-			// those in D, so one of them stands for all, the latest to
+		if hasChoices(d) {
+			// en(C) holds one alternative of a step (all are enabled).
+			// A clue that conflicts with one of those in D conflicts
+			// with all of them (with another alternative, or with an
+			// event dependent with the step: they all have one history
+			// and one footprint), so one stands for all, the latest to
 			// enter D; none if e is one.
 			if !siblingChoice(e, d) {
-				if f := lastChoiceInD(d); f != nil {
+				if f := q.lastChoiceInD(d); f != nil {
 					add(f)
 				}
 			}
@@ -188,14 +190,17 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 				break
 			}
 		}
-		if d.fkind == ir.EvChoose {
-			// A choose's other alternatives are its only immediate
-			// conflicts (it touches nothing: no bucket holds it).
-			// The one after d first: those before it are most often
-			// in D already.
-			n := d.act.nalt
-			for j := int32(1); j < n && !found; j++ {
-				if a := q.alternativeOf(d, (d.act.alt+j)%n); a != nil {
+		if hasChoices(d) {
+			// The other alternatives of d's step are in immediate
+			// conflict with it (no bucket holds them for d: they are
+			// of its thread), a choose's only ones (it touches
+			// nothing). The one after d first: those before it are
+			// most often in D already.
+			vs := q.choices(d, q.choiceBuf[:0])
+			q.choiceBuf = vs
+			at := slices.Index(vs, d.act.alt)
+			for j := 1; j < len(vs) && !found; j++ {
+				if a := q.alternativeOf(d, vs[(at+j)%len(vs)]); a != nil {
 					consider(a)
 				}
 			}
@@ -390,7 +395,7 @@ func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
 		if !q.c.contains(w) {
 			return nil
 		}
-		i = int(w.lpos) + 1
+		i = q.c.posOn(l, w) + 1
 	}
 	for ; i < len(s); i++ {
 		if _, gw := s[i].access(l); gw && s[i].thread != b.thread {

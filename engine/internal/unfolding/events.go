@@ -33,7 +33,7 @@ type uevent struct {
 	maxs     []*uevent // ⊆-maximal events of the history other than pred, by id
 
 	childUID int32 // spawn events: the child
-	holder   int32 // mutex events (lock, unlock, trylock): uid+1 of the holder after the event, 0 if free
+	holder   int32 // mutex events (lock, unlock, trylock, wait, wake: uevent.mutex): uid+1 of the holder after the event, 0 if free
 	lpos     int32 // single-location events: position in C's events on the location, while in C
 	dpos     int32 // while in D: its last index in qexplorer.d
 	bpos     int32 // index in bucket.ev (-1: hidden)
@@ -109,10 +109,32 @@ func (e *uevent) predSteps() int32 {
 // footprint is e's footprint: what its action accesses.
 func (e *uevent) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: e.fkind, Loc: e.floc}
-	if e.fkind == ir.EvAtomic {
+	if multiLoc(e.fkind) {
 		fp.Acc = e.act.acc
 	}
 	return fp
+}
+
+// mutex is the mutex e's step takes or lets go of (its holder field is
+// the holder after it), or -1.
+func (e *uevent) mutex() int32 {
+	switch e.fkind {
+	case ir.EvLock, ir.EvUnlock, ir.EvTrylock:
+		return e.floc
+	case ir.EvWait:
+		return e.act.acc[0].Loc
+	case ir.EvWake:
+		return e.act.acc[1].Loc
+	}
+	return -1
+}
+
+// multiLoc reports whether the steps of kind k may access several
+// locations, listed in their action's acc: atomic blocks, waits (the
+// mutex and the condition variable, both written) and wake-ups (the
+// condition variable read, the mutex written).
+func multiLoc(k ir.EventKind) bool {
+	return k == ir.EvAtomic || k == ir.EvWait || k == ir.EvWake
 }
 
 // single is footprint.single for e's footprint.
@@ -123,8 +145,8 @@ func (e *uevent) single() (loc int32, write bool) {
 
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
-	if e.fkind == ir.EvAtomic {
-		return ir.AccessIn(ir.EvAtomic, -1, e.act.acc, loc)
+	if multiLoc(e.fkind) {
+		return ir.AccessIn(e.fkind, -1, e.act.acc, loc)
 	}
 	return ir.AccessIn(e.fkind, e.floc, nil, loc)
 }
@@ -136,10 +158,11 @@ func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
-// write, a lock, an unlock or a trylock): lastW is kept for those.
+// write, a lock, an unlock, a trylock, a signal or a broadcast): lastW is
+// kept for those.
 func (e *uevent) hasLastW() bool {
 	switch e.fkind {
-	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock, ir.EvSignal, ir.EvBroadcast:
 		return true
 	}
 	return false
@@ -184,7 +207,7 @@ func (a *action) alternative(i int32) *action {
 
 func (a *action) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: a.kind, Loc: a.loc}
-	if a.kind == ir.EvAtomic {
+	if multiLoc(a.kind) {
 		fp.Acc = a.acc
 	}
 	if a.kind == ir.EvJoin || a.kind == ir.EvSpawn || a.kind == ir.EvStop {
@@ -261,8 +284,18 @@ func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	if kind != ir.EvAtomic {
 		a.probed = true
 	}
-	if kind == ir.EvChoose {
+	switch kind {
+	case ir.EvChoose:
 		a.nalt = int32(m.Alternatives(t))
+	case ir.EvWait, ir.EvWake:
+		// Their operands: A the mutex, B the condition variable.
+		in := th.Body.Code[th.PC]
+		mx, cv := int32(th.Frame[in.A]), int32(th.Frame[in.B])
+		if kind == ir.EvWait {
+			a.acc = []ir.Access{{Loc: mx, Write: true}, {Loc: cv, Write: true}}
+		} else {
+			a.acc = []ir.Access{{Loc: cv}, {Loc: mx, Write: true}}
+		}
 	}
 	return a
 }
@@ -346,7 +379,7 @@ func udep(a, b *uevent) bool {
 }
 
 func accessDep(a, b *ir.Footprint) bool {
-	if a.Kind != ir.EvAtomic && b.Kind != ir.EvAtomic {
+	if !multiLoc(a.Kind) && !multiLoc(b.Kind) {
 		// One access each at most (the common case, without closures).
 		la, wa := a.Single()
 		lb, wb := b.Single()

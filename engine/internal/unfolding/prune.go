@@ -54,6 +54,11 @@ func (q *qexplorer) prune() {
 	// Hidden candidates that go are dropped first, so that their buckets
 	// may go too.
 	kept := func(e *uevent) bool { return e.stamp == keep }
+	for e := range q.cvWaiters {
+		if !kept(e) {
+			delete(q.cvWaiters, e)
+		}
+	}
 	for i, hs := range q.hidden {
 		out := hs[:0]
 		for _, h := range hs {
@@ -176,7 +181,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		case e.lastW == nil:
 			iw = -1
 		case c.contains(e.lastW):
-			iw = int(e.lastW.lpos)
+			iw = c.posOn(l, e.lastW)
 		default:
 			// e's last write of l is outside C: it conflicts with the
 			// events of C after the last write in C below e, so e
