@@ -71,7 +71,8 @@ func TestCondRandomEveryMode(t *testing.T) {
 			}
 			compared++
 			for _, mode := range qporModes {
-				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200}
+				// Odd seeds with every access a step (no coarse tails).
+				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200, EveryAccess: seed%2 == 1}
 				if mode.prune {
 					engine.PruneAlways(&opts)
 				}

@@ -195,7 +195,8 @@ func TestUnfoldingV2Random(t *testing.T) {
 			sd := exploreWith(t, prog, engine.Options{Algorithm: engine.SDPOR, MaxSteps: 200}, true)
 			checkAgainstDFS(t, name, "sdpor", prog, desc, ref, sd)
 			for _, mode := range qporModes {
-				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200}
+				// Odd seeds with every access a step (no coarse tails).
+				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200, EveryAccess: seed%2 == 1}
 				if mode.prune {
 					engine.PruneAlways(&opts)
 				}
