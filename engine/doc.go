@@ -62,8 +62,13 @@
 // nothing can disable it, so DFS and SDPOR take a thread standing at one
 // first, alone: DFS explores every interleaving in which choose steps are
 // taken as soon as they can be, which are every interleaving up to moving
-// chooses earlier (the same traces). Options.SpuriousWakeups also
-// explores a waiting thread waking up without a signal. Spinning and
+// chooses earlier (the same traces); QPOR and Optimal make a choose's
+// values, and the threads a signal may wake, mutually conflicting events
+// of its thread ("Choose" and "Condition variables" in package
+// unfolding). Options.SpuriousWakeups also explores a waiting thread
+// waking up without a signal, in DFS and SDPOR: Explore refuses it in
+// QPOR and Optimal for a program with condition variables, with an
+// *UnsupportedError (Unsupported), rather than explore it wrongly. Spinning and
 // waiting threads that no step can release end the execution in a
 // deadlock whose message says what each waits for.
 //

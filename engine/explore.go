@@ -81,7 +81,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = DefaultMaxMemory()
 	}
-	if u := Unsupported(prog, opts.Algorithm); u != nil {
+	if u := Unsupported(prog, opts); u != nil {
 		return nil, u
 	}
 	explore := dpor.Run

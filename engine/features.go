@@ -14,25 +14,31 @@ import (
 // support it (an *UnsupportedError): a mode that explored it as if it
 // were something else would give a wrong answer.
 type feature struct {
-	name   string  // as the error says it: "condition variables"
+	name   string  // as the error says it: "spurious wake-ups"
 	plural bool    // "are explored", "them"
 	ops    []ir.Op // the operations that use it
+	// option, if not nil, says whether the options ask for the feature:
+	// a program uses it only then.
+	option func(*Options) bool
 	modes  []Algorithm
 }
 
 // features lists the features that some modes do not support, with the
-// modes that do. Spin-waiting (ir.OpLoopHead) and trylock are supported
-// by every mode.
+// modes that do. Spin-waiting (ir.OpLoopHead), choose, trylock and
+// condition variables are supported by every mode; spurious wake-ups
+// (Options.SpuriousWakeups) are not by qpor and optimal, in which a
+// wake-up's footprint would depend on its history (it writes the
+// condition variable only when spurious).
 var features = []feature{
-	{"choose", false, []ir.Op{ir.OpChoose}, []Algorithm{DFS, SDPOR}},
-	{"condition variables", true, []ir.Op{ir.OpWait, ir.OpWake, ir.OpSignal, ir.OpBroadcast}, []Algorithm{DFS, SDPOR}},
+	{"spurious wake-ups", true, []ir.Op{ir.OpWake},
+		func(o *Options) bool { return o.SpuriousWakeups }, []Algorithm{DFS, SDPOR}},
 }
 
 // UnsupportedError is Explore's refusal of a program that uses a feature
 // the chosen mode does not explore.
 type UnsupportedError struct {
 	Algorithm Algorithm    // the mode asked for
-	Feature   string       // "choose", "trylock", "condition variables"
+	Feature   string       // "spurious wake-ups"
 	Range     source.Range // its first use (invalid if the program has no source ranges)
 	Modes     []Algorithm  // the modes that explore it
 	plural    bool
@@ -80,13 +86,15 @@ func joinNames[S ~string](names []S, conj string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " " + conj + " " + s[len(s)-1]
 }
 
-// Unsupported returns the refusal Explore would make of prog with algo
-// (SDPOR if empty): the use of a feature algo does not explore that comes
-// first in the source (the first in prog's code if there are no ranges);
-// nil if algo explores everything prog uses. Tools that pick a mode (the
+// Unsupported returns the refusal Explore would make of prog with opts
+// (opts.Algorithm, SDPOR if empty): the use of a feature the algorithm
+// does not explore that comes first in the source (the first in prog's
+// code if there are no ranges); nil if it explores everything prog uses
+// with these options. Tools that pick a mode (the
 // language server's escalation) ask it first and fall back to a mode that
 // does.
-func Unsupported(prog *Program, algo Algorithm) *UnsupportedError {
+func Unsupported(prog *Program, opts Options) *UnsupportedError {
+	algo := opts.Algorithm
 	if algo == "" {
 		algo = SDPOR
 	}
@@ -94,7 +102,7 @@ func Unsupported(prog *Program, algo Algorithm) *UnsupportedError {
 	for _, b := range prog.Bodies {
 		for pc, in := range b.Code {
 			f := featureOf(in.Op)
-			if f == nil || slices.Contains(f.modes, algo) {
+			if f == nil || slices.Contains(f.modes, algo) || f.option != nil && !f.option(&opts) {
 				continue
 			}
 			var r source.Range

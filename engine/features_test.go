@@ -30,7 +30,7 @@ func featureProgram(op ir.Op) *engine.Program {
 		}
 		if op == ir.OpWait {
 			// A wait is followed by its wake.
-			b.Code = append(b.Code[:1], ir.Instr{Op: ir.OpWait, A: 0, B: 0}, ir.Instr{Op: ir.OpWake, A: 0, B: 0}, ir.Instr{Op: ir.OpEnd})
+			b.Code = append(b.Code[:2], ir.Instr{Op: ir.OpWake, A: 0, B: 0, C: 1}, ir.Instr{Op: ir.OpEnd})
 			b.Ranges = append(b.Ranges, at(line))
 		}
 		return b
@@ -44,51 +44,41 @@ func featureProgram(op ir.Op) *engine.Program {
 	}
 }
 
-// TestUnsupportedFeatures: qpor and optimal refuse choose and condition
-// variables with an error that names the feature, its first
-// line and the modes that explore it; dfs and sdpor accept them.
+// TestUnsupportedFeatures: qpor and optimal refuse to explore spurious
+// wake-ups, with an error that names them, the line of the first
+// wake-up and the modes that explore them; they explore condition
+// variables without them, and choose, trylock and spin-waiting; dfs and
+// sdpor explore everything.
 func TestUnsupportedFeatures(t *testing.T) {
-	tests := []struct {
-		op   ir.Op
-		want string // the error for qpor
-	}{
-		{ir.OpChoose, "choose (line 3) is explored by dfs and sdpor; qpor and optimal do not support it yet"},
-		{ir.OpWait, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
-		{ir.OpSignal, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
-		{ir.OpBroadcast, "condition variables (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"},
+	const want = "spurious wake-ups (line 3) are explored by dfs and sdpor; qpor and optimal do not support them yet"
+	prog := featureProgram(ir.OpWait)
+	if err := prog.Validate(); err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.op.String(), func(t *testing.T) {
-			prog := featureProgram(tc.op)
-			if err := prog.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			for _, algo := range []engine.Algorithm{engine.QPOR, engine.Optimal} {
-				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo})
-				var u *engine.UnsupportedError
-				if !errors.As(err, &u) {
-					t.Fatalf("%s: Explore = %v, %v; want an *UnsupportedError", algo, res, err)
-				}
-				if err.Error() != tc.want {
-					t.Errorf("%s: %q, want %q", algo, err, tc.want)
-				}
-				if u.Algorithm != algo || u.Range.Start.Line != 2 || len(u.Modes) != 2 {
-					t.Errorf("%s: %+v", algo, u)
-				}
-				if got := engine.Unsupported(prog, algo); got == nil || got.Error() != tc.want {
-					t.Errorf("Unsupported(%s) = %v", algo, got)
-				}
-			}
-			for _, algo := range []engine.Algorithm{engine.DFS, engine.SDPOR, ""} {
-				if u := engine.Unsupported(prog, algo); u != nil {
-					t.Errorf("Unsupported(%q) = %v, want nil", algo, u)
-				}
-			}
-		})
+	for _, algo := range []engine.Algorithm{engine.QPOR, engine.Optimal} {
+		opts := engine.Options{Algorithm: algo, SpuriousWakeups: true}
+		res, err := engine.Explore(context.Background(), prog, opts)
+		var u *engine.UnsupportedError
+		if !errors.As(err, &u) {
+			t.Fatalf("%s: Explore = %v, %v; want an *UnsupportedError", algo, res, err)
+		}
+		if err.Error() != want {
+			t.Errorf("%s: %q, want %q", algo, err, want)
+		}
+		if u.Algorithm != algo || u.Range.Start.Line != 2 || len(u.Modes) != 2 {
+			t.Errorf("%s: %+v", algo, u)
+		}
+		if got := engine.Unsupported(prog, opts); got == nil || got.Error() != want {
+			t.Errorf("Unsupported(%s) = %v", algo, got)
+		}
 	}
-	// Spin-waiting and trylock are explored by every mode, and a program
-	// without the features by every mode.
-	for _, op := range []ir.Op{ir.OpNop, ir.OpLoopHead, ir.OpTrylock} {
+	for _, algo := range []engine.Algorithm{engine.DFS, engine.SDPOR, ""} {
+		if u := engine.Unsupported(prog, engine.Options{Algorithm: algo, SpuriousWakeups: true}); u != nil {
+			t.Errorf("Unsupported(%q, spurious wake-ups) = %v, want nil", algo, u)
+		}
+	}
+	// Without the option, and every other feature, in every mode.
+	for _, op := range []ir.Op{ir.OpNop, ir.OpLoopHead, ir.OpTrylock, ir.OpChoose, ir.OpWait, ir.OpSignal, ir.OpBroadcast} {
 		prog := featureProgram(op)
 		if op == ir.OpLoopHead {
 			prog.Bodies[0].Loops = []ir.Loop{{}}
@@ -98,7 +88,7 @@ func TestUnsupportedFeatures(t *testing.T) {
 			}
 		}
 		for _, algo := range engine.Algorithms {
-			if u := engine.Unsupported(prog, algo); u != nil {
+			if u := engine.Unsupported(prog, engine.Options{Algorithm: algo}); u != nil {
 				t.Errorf("%s: Unsupported(%s) = %v", op, algo, u)
 			}
 		}

@@ -13,7 +13,7 @@ import (
 
 // Random hand-built programs with what qpor and optimal explore of
 // language version 2 (spin loops and awaits on atomic flags, trylock,
-// plain data published through atomic flags), compared with dfs in every
+// choose, plain data published through atomic flags), compared with dfs in every
 // unfolding mode: the same bugs, the same traces among the executions that
 // do not stop, one execution per trace, and the same spin-blocked
 // executions as sdpor.
@@ -38,7 +38,7 @@ func genUnfold(seed int64) (*engine.Program, string) {
 		for range stmts {
 			k := int32(r.Intn(2))
 			xi := x + k
-			switch r.Intn(12) {
+			switch r.Intn(15) {
 			case 0:
 				c := int64(r.Intn(3)) // 0: a write that does not let a spinner out
 				b.StoreConst(xi, c)
@@ -138,6 +138,35 @@ func genUnfold(seed int64) (*engine.Program, string) {
 					b.Store(xi, v)
 				})
 				fmt.Fprintf(&desc, "  atomic { x%d++ }\n", k)
+			case 12:
+				hi := int64(2 + r.Intn(2))
+				b.Choose(v, 0, hi)
+				b.Store(xi, v)
+				fmt.Fprintf(&desc, "  x%d = choose 0..%d\n", k, hi)
+			case 13:
+				// A choice that decides what comes next: publish or lock.
+				l, end := fmt.Sprint("ch", b.PC()), fmt.Sprint("che", b.PC())
+				b.Choose(v, 0, 2)
+				b.Jz(l, v)
+				b.StoreConst(d+k, 7)
+				b.StoreConst(xi, 1)
+				b.Jmp(end)
+				b.Label(l)
+				b.Lock(mx + k)
+				addTo(b, d+k, 1)
+				b.Unlock(mx + k)
+				b.Label(end)
+				fmt.Fprintf(&desc, "  if choose 0..2 == 1 { d%d = 7; x%d = 1 } else { lock m%d; d%d++; unlock }\n", k, k, k, k)
+			case 14:
+				// Two choices in a row, then an assertion on them.
+				w := b.Temp()
+				b.Choose(v, 0, 2)
+				b.Choose(w, 0, 3)
+				b.Op(ir.OpAdd, v, v, w)
+				b.Store(xi, v)
+				b.Op(ir.OpNe, ok, v, b.Const(3))
+				b.Assert(ok, "the choices add up to 3")
+				fmt.Fprintf(&desc, "  x%d = choose 0..2 + choose 0..3; assert x%d != 3\n", k, k)
 			}
 		}
 		desc.WriteString("}\n")
@@ -166,7 +195,8 @@ func TestUnfoldingV2Random(t *testing.T) {
 			sd := exploreWith(t, prog, engine.Options{Algorithm: engine.SDPOR, MaxSteps: 200}, true)
 			checkAgainstDFS(t, name, "sdpor", prog, desc, ref, sd)
 			for _, mode := range qporModes {
-				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200}
+				// Odd seeds with every access a step (no coarse tails).
+				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200, EveryAccess: seed%2 == 1}
 				if mode.prune {
 					engine.PruneAlways(&opts)
 				}
@@ -191,6 +221,37 @@ func TestUnfoldingV2Random(t *testing.T) {
 	}
 	if compared < int(n)*9/10 {
 		t.Errorf("only %d of %d programs compared", compared, n)
+	}
+}
+
+// TestChooseEveryMode: the choose program of TestChooseExplored in every
+// unfolding mode against dfs; a bug found at one value replays to it.
+func TestChooseEveryMode(t *testing.T) {
+	p := irtest.New()
+	x := p.Var("x", irtest.Atomic, 0)
+	a := p.Thread("a")
+	v := a.Local("v")
+	a.Choose(v, 0, 4)
+	a.Store(x, v)
+	b := p.Thread("b")
+	r, ok := b.Temp(), b.Temp()
+	b.Load(r, x)
+	b.Op(ir.OpNe, ok, r, b.Const(3))
+	b.Assert(ok, "x is not 3")
+	prog := p.MustBuild()
+	compareQPOR(t, "choose", prog, "choose")
+	for _, mode := range qporModes {
+		res := exploreK(t, prog, mode.algo, mode.k, mode.prune).res
+		// Traces: b reads before a's write (4 values) or after it (4).
+		if res.Executions != 8 {
+			t.Errorf("%s: %d executions, want 8", mode.name, res.Executions)
+		}
+		if len(res.Bugs) != 1 {
+			t.Fatalf("%s: bugs %v", mode.name, bugKeys(res))
+		}
+		if bug := res.Bugs[0]; bug.Choices == nil || bug.Choices[0] != 3 || bug.Trace[0].Op != "choose v = 3" {
+			t.Errorf("%s: choices %v, first step %+v", mode.name, bug.Choices, bug.Trace[0])
+		}
 	}
 }
 
@@ -225,5 +286,65 @@ func TestTrylockEveryMode(t *testing.T) {
 	res := exploreProg(t, prog, engine.Options{Algorithm: engine.Optimal})
 	if len(res.Bugs) != 1 || res.Bugs[0].Message != "both took the mutex" {
 		t.Errorf("optimal: bugs %v", bugKeys(res))
+	}
+}
+
+// TestChooseSpawned: chooses at the start of spawned threads (their first
+// events: no predecessor) and after a join, in every unfolding mode
+// against dfs.
+func TestChooseSpawned(t *testing.T) {
+	p := irtest.New()
+	x := p.Array("x", 3, irtest.Atomic, 0)
+	sum := p.Var("sum", irtest.Atomic, 0)
+	proc, pi := p.Proc("p", 0)
+	v, one := proc.Temp(), proc.Temp()
+	proc.Choose(v, 0, 3)
+	proc.Set(one, 1)
+	proc.Emit(ir.OpCheck, 0, v, 3)
+	proc.Emit(ir.OpAddI, v, v, int32(x))
+	proc.Emit(ir.OpStore, one, v, 0)
+	addTo(proc, sum, 1)
+	m := p.Thread("main")
+	t1, t2, w, ok := m.Temp(), m.Temp(), m.Temp(), m.Temp()
+	m.Spawn(t1, pi, 0)
+	m.Spawn(t2, pi, 0)
+	m.Join(t1)
+	m.Join(t2)
+	m.Choose(w, 0, 2)
+	m.Load(ok, sum)
+	m.Op(ir.OpEq, ok, ok, m.Const(2))
+	m.Assert(ok, "both ran")
+	m.Load(ok, x+1)
+	m.Op(ir.OpAdd, ok, ok, w)
+	m.Op(ir.OpNe, ok, ok, m.Const(2))
+	m.Assert(ok, "x[1] and the last choice are not both 1")
+	prog := p.MustBuild()
+	compareModes(t, "choose spawned", prog, "choose spawned")
+	compareQPOR(t, "choose spawned", prog, "choose spawned")
+}
+
+// TestChooseManyValues: a choose of 2^16 values beside a reader costs
+// each mode time linear in the values (pruning once looked at every
+// value in D for every event: minutes).
+func TestChooseManyValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a choose of 65,536 values")
+	}
+	const n = 1 << 16
+	p := irtest.New()
+	x := p.Var("x", irtest.Atomic, 0)
+	a := p.Thread("a")
+	v := a.Local("v")
+	a.Choose(v, 0, n)
+	a.Store(x, v)
+	b := p.Thread("b")
+	r := b.Temp()
+	b.Load(r, x)
+	prog := p.MustBuild()
+	for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR, engine.Optimal} {
+		res := exploreProg(t, prog, engine.Options{Algorithm: algo})
+		if res.Executions != 2*n || !res.Complete {
+			t.Errorf("%s: %d executions (complete %v), want %d", algo, res.Executions, res.Complete, 2*n)
+		}
 	}
 }

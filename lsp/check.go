@@ -30,14 +30,15 @@ type plan struct {
 	fallback string
 }
 
-// modeFor is the mode a check planned with algo runs on prog: algo, or
-// sdpor when algo does not explore a feature prog uses (engine.Explore
-// would refuse it), with the refusal in words.
-func modeFor(prog *engine.Program, algo engine.Algorithm) (engine.Algorithm, string) {
-	if u := engine.Unsupported(prog, algo); u != nil {
+// modeFor is the mode a check planned with opts runs on prog:
+// opts.Algorithm, or sdpor when that mode does not explore a feature prog
+// uses with these options (engine.Explore would refuse it), with the
+// refusal in words.
+func modeFor(prog *engine.Program, opts engine.Options) (engine.Algorithm, string) {
+	if u := engine.Unsupported(prog, opts); u != nil {
 		return engine.SDPOR, u.Error()
 	}
-	return algo, ""
+	return opts.Algorithm, ""
 }
 
 func (d *document) run() {
@@ -199,7 +200,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 	defer cancelBudget()
 	start := time.Now()
 	var algo engine.Algorithm
-	algo, p.fallback = modeFor(snap.loaded.Exec, p.algo)
+	algo, p.fallback = modeFor(snap.loaded.Exec, engine.Options{Algorithm: p.algo})
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
 	d.setStatus(snap.version, base)
 	token := d.beginProgress(snap, p)

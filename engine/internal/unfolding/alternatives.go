@@ -1,5 +1,7 @@
 package unfolding
 
+import "slices"
+
 // Alternatives (Def. 5 and 6, the comb): spikes, clues, and the
 // candidates hidden while C holds what excludes them.
 
@@ -67,7 +69,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 	// The events of D enabled at C, most recently added first (by
 	// their last place in D: the stack q.d can be deep, en(C) is small).
 	dl := []*uevent{e}
-	for _, d := range en {
+	add := func(d *uevent) {
 		if d != e && d.inD > 0 {
 			j := len(dl)
 			dl = append(dl, d)
@@ -76,6 +78,23 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			dl[j] = d
 		}
+	}
+	for _, d := range en {
+		if hasChoices(d) {
+			// en(C) holds one alternative of a step (all are enabled).
+			// A clue that conflicts with one of those in D conflicts
+			// with all of them (with another alternative, or with an
+			// event dependent with the step: they all have one history
+			// and one footprint), so one stands for all, the latest to
+			// enter D; none if e is one.
+			if !siblingChoice(e, d) {
+				if f := q.lastChoiceInD(d); f != nil {
+					add(f)
+				}
+			}
+			continue
+		}
+		add(d)
 	}
 	if q.k > 0 && len(dl) > q.k {
 		dl = dl[:q.k]
@@ -169,6 +188,21 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			if found {
 				break
+			}
+		}
+		if hasChoices(d) {
+			// The other alternatives of d's step are in immediate
+			// conflict with it (no bucket holds them for d: they are
+			// of its thread), a choose's only ones (it touches
+			// nothing). The one after d first: those before it are
+			// most often in D already.
+			vs := q.choices(d, q.choiceBuf[:0])
+			q.choiceBuf = vs
+			at := slices.Index(vs, d.act.alt)
+			for j := 1; j < len(vs) && !found; j++ {
+				if a := q.alternativeOf(d, vs[(at+j)%len(vs)]); a != nil {
+					consider(a)
+				}
 			}
 		}
 		// Candidates: for every spike element there is one below it in
@@ -361,7 +395,7 @@ func (q *qexplorer) nextWriteInC(b *uevent) *uevent {
 		if !q.c.contains(w) {
 			return nil
 		}
-		i = int(w.lpos) + 1
+		i = q.c.posOn(l, w) + 1
 	}
 	for ; i < len(s); i++ {
 		if _, gw := s[i].access(l); gw && s[i].thread != b.thread {

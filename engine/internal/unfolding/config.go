@@ -1,6 +1,10 @@
 package unfolding
 
-import "weft/engine/ir"
+import (
+	"sort"
+
+	"weft/engine/ir"
+)
 
 // The configuration C being explored, with its indexes by location.
 
@@ -91,7 +95,7 @@ func forLocs(a *action, f func(l int32)) {
 	switch a.kind {
 	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock:
 		f(a.loc)
-	case ir.EvAtomic:
+	case ir.EvAtomic, ir.EvWait, ir.EvWake:
 		for i, x := range a.acc {
 			dup := false
 			for _, y := range a.acc[:i] {
@@ -119,6 +123,18 @@ func (c *config) grow(n int32) {
 		c.chain = append(c.chain, nil)
 		c.spawnerOf = append(c.spawnerOf, nil)
 	}
+}
+
+// posOn is the index in locs[l] of e, an event of C that touches l: its
+// lpos if it touches one location; otherwise found by its position in C,
+// which orders each list (an event touching several locations has one
+// lpos, that of the last it was entered on).
+func (c *config) posOn(l int32, e *uevent) int {
+	if e.hasLastW() {
+		return int(e.lpos)
+	}
+	s := c.locs[l]
+	return sort.Search(len(s), func(i int) bool { return s[i].cpos >= e.cpos })
 }
 
 // lastWritePos is the index in locs[l] of the last write of l in C, or -1.

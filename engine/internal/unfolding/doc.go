@@ -7,10 +7,11 @@
 // index.go (spike candidates), prune.go, explore.go (Alg. 1, the step
 // bound), check.go (checkIndexes). This comment argues soundness.
 //
-// Choose and condition variables (language version 2) are not explored
-// here: engine.Explore refuses programs that use them in these modes
-// (engine.Unsupported), rather than explore them as something else.
-// Trylock is (see Independence).
+// Language version 2: trylock (see Independence), spin-waiting, choose
+// and condition variables (their sections) are explored here. Spurious
+// wake-ups are not (a wake-up's footprint would depend on its history):
+// engine.Explore refuses them in these modes (engine.Unsupported) rather
+// than explore them as something else.
 //
 // # Events
 //
@@ -44,14 +45,20 @@
 // language.md: they touch the same shared location and one writes it
 // (lock, unlock and trylock are writes of the mutex, a trylock whether it
 // takes the mutex or not; an atomic block touches each location it
-// accesses), or one is `join T` and the other is T's last step, or one
-// spawns the other's thread. This relation is symmetric and irreflexive
+// accesses; a wait writes its mutex and its condition variable, a
+// wake-up reads the condition variable and writes the mutex, a signal
+// and a broadcast write the condition variable), or one is `join T` and
+// the other is T's last step, or one spawns the other's thread. This relation is symmetric and irreflexive
 // across threads, and independent actions commute at every reachable
 // state (reads of one location commute; accesses to different locations
 // commute; a lock is enabled iff the mutex is free, which only events on
 // the mutex change; a trylock is always enabled, and what it does, take
-// the mutex or not, depends on the mutex alone; a join is enabled iff T
-// has finished, which only T's last step changes). So it is an independence in the sense of
+// the mutex or not, depends on the mutex alone; a wake-up is enabled iff
+// its thread was woken and the mutex is free, which only events on the
+// condition variable and the mutex change; which threads a signal can
+// wake is who waits, which only events on the condition variable change;
+// a join is enabled iff T has finished, which only T's last step
+// changes). So it is an independence in the sense of
 // Sec. 2 of the paper, and Def. 1 yields a PES whose configurations are
 // exactly the Mazurkiewicz traces of Weft executions. In this PES:
 //
@@ -206,6 +213,81 @@
 // no more events, so a spin no longer runs into the step bound; with
 // Options.NoSpinWait the machine never parks a thread and nothing here
 // changes.
+//
+// # Choose
+//
+// A choose of n values (interp.Machine.Alternatives) is n actions of its
+// thread at one point, one per value: after predecessor p, the events
+// c_0 … c_{n-1}, told apart by their alternative (action.alt, in their
+// names: keyHash, named). A choose touches nothing, so it depends on no
+// event of another thread: each c_i has the history [p] and its
+// alternatives as its only immediate conflicts (siblings in the thread
+// tree: ordered or in conflict, as events of one thread are). Nothing
+// disables it or is disabled by it. This is Def. 1's unfolding of the
+// semantics in which a thread at a choose has n enabled transitions, all
+// independent of other threads' transitions; its configurations are the
+// Mazurkiewicz traces with their values, and Alg. 1 runs on it unchanged,
+// with the choose's alternatives where Alg. 1 needs them:
+//
+//   - en(C) holds one event per thread, for a choose its alternative
+//     first found (enabledOf); every alternative is enabled at C
+//     (enabledIn, when a clue holds one), and the free choice takes one
+//     not in D (freeAlternative).
+//   - Alt: the spike of an alternative d in D is the other alternatives,
+//     made on demand (alternativeOf), that D does not hold: they are
+//     d's immediate conflicts, and [a] ∪ C is a configuration for each
+//     (its past is p's, in C). The index of spike candidates, by
+//     location, never holds a choose, and need not: a choose is in no
+//     other event's spike. For the events of D enabled at C, one of a
+//     choose's alternatives in D stands for all of them, the latest in
+//     (or none if the event just explored is one): a clue that holds an
+//     alternative not in D conflicts with every one of them.
+//   - Pruning keeps an alternative while C or D holds another (the only
+//     events it is in immediate conflict with), and, with a choose of
+//     many values all in D at one point, does not look at them for the
+//     other events (none is in immediate conflict with a choose).
+//
+// Alternatives made later than Alg. 1 on the whole unfolding would have
+// them change nothing: an alternative is only ever in a spike of its
+// siblings, or in the past of events that exist only once it was in C.
+// Each execution records its alternatives (Event.Alt) and the step is
+// replayed with it (driver.StepAlt), so bugs carry their choices
+// (Bug.Choices).
+//
+// # Condition variables
+//
+// Who waits on a condition variable, and has not been woken, changes only
+// with the events that write it: a wait adds its thread, a signal takes
+// out the thread it wakes, a broadcast all of them. These writes are
+// totally ordered in a configuration, so who waits after the events of a
+// history H is who waits after H's last write of the variable; each such
+// event of U keeps it (uids, learnt when it is first executed:
+// qexplorer.cvWaiters, noteWaiters). Then:
+//
+//   - A wake-up of thread T (the step after T's wait) is enabled at
+//     state(H) iff T no longer waits after H's last write of the variable
+//     (a signal or a broadcast in H woke it) and the mutex is free after
+//     H's last event on it (uevent.holder, which waits and wake-ups set
+//     too): emit checks both, as it does a lock's mutex.
+//   - A signal is one step per thread it may wake (the threads waiting
+//     after its history's last write of the variable, lastW: a signal
+//     touches one location) or, if none waits, one step that wakes nobody.
+//     Its events are told apart by the uid of the thread they wake
+//     (action.alt), like a choose's values, and are its alternatives (the
+//     "Choose" section, choices.go): siblings with one history and one
+//     footprint, mutually in conflict, made all at once by emit; each is
+//     also dependent, as any signal, with the events on its variable. A
+//     clue that conflicts with one of them in D conflicts with all of
+//     them, so one stands for all in Alt. On the machine the alternative
+//     is the woken thread's place among the waiters in thread order
+//     (machineAlt): thread order depends on the interleaving of spawns,
+//     uids do not.
+//   - Waits and wake-ups touch two locations each (multiLoc), as atomic
+//     blocks do; their positions in C's per-location lists are found by
+//     their place in C (config.posOn), not lpos, which is one per event.
+//
+// A thread that waits and is never woken leaves a maximal configuration
+// that driver.Deadlock reports, naming the condition variable.
 //
 // # Steps that stop the execution
 //

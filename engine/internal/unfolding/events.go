@@ -33,7 +33,7 @@ type uevent struct {
 	maxs     []*uevent // ⊆-maximal events of the history other than pred, by id
 
 	childUID int32 // spawn events: the child
-	holder   int32 // mutex events (lock, unlock, trylock): uid+1 of the holder after the event, 0 if free
+	holder   int32 // mutex events (lock, unlock, trylock, wait, wake: uevent.mutex): uid+1 of the holder after the event, 0 if free
 	lpos     int32 // single-location events: position in C's events on the location, while in C
 	dpos     int32 // while in D: its last index in qexplorer.d
 	bpos     int32 // index in bucket.ev (-1: hidden)
@@ -109,10 +109,32 @@ func (e *uevent) predSteps() int32 {
 // footprint is e's footprint: what its action accesses.
 func (e *uevent) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: e.fkind, Loc: e.floc}
-	if e.fkind == ir.EvAtomic {
+	if multiLoc(e.fkind) {
 		fp.Acc = e.act.acc
 	}
 	return fp
+}
+
+// mutex is the mutex e's step takes or lets go of (its holder field is
+// the holder after it), or -1.
+func (e *uevent) mutex() int32 {
+	switch e.fkind {
+	case ir.EvLock, ir.EvUnlock, ir.EvTrylock:
+		return e.floc
+	case ir.EvWait:
+		return e.act.acc[0].Loc
+	case ir.EvWake:
+		return e.act.acc[1].Loc
+	}
+	return -1
+}
+
+// multiLoc reports whether the steps of kind k may access several
+// locations, listed in their action's acc: atomic blocks, waits (the
+// mutex and the condition variable, both written) and wake-ups (the
+// condition variable read, the mutex written).
+func multiLoc(k ir.EventKind) bool {
+	return k == ir.EvAtomic || k == ir.EvWait || k == ir.EvWake
 }
 
 // single is footprint.single for e's footprint.
@@ -123,8 +145,8 @@ func (e *uevent) single() (loc int32, write bool) {
 
 // access reports whether e accesses loc, and whether it writes it.
 func (e *uevent) access(loc int32) (touch, write bool) {
-	if e.fkind == ir.EvAtomic {
-		return ir.AccessIn(ir.EvAtomic, -1, e.act.acc, loc)
+	if multiLoc(e.fkind) {
+		return ir.AccessIn(e.fkind, -1, e.act.acc, loc)
 	}
 	return ir.AccessIn(e.fkind, e.floc, nil, loc)
 }
@@ -136,10 +158,11 @@ func (e *uevent) touches(f func(loc int32, write bool) bool) bool {
 }
 
 // hasLastW reports whether e accesses exactly one location (a read, a
-// write, a lock, an unlock or a trylock): lastW is kept for those.
+// write, a lock, an unlock, a trylock, a signal or a broadcast): lastW is
+// kept for those.
 func (e *uevent) hasLastW() bool {
 	switch e.fkind {
-	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock:
+	case ir.EvRead, ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock, ir.EvSignal, ir.EvBroadcast:
 		return true
 	}
 	return false
@@ -153,11 +176,38 @@ type action struct {
 	probed   bool        // acc is known
 	unstable bool        // acc is everything the block may access (AtomicFootprint)
 	self     int32       // the thread (uid)
+	// A choose has one action per value (see "Choose" in the package
+	// doc): alt is its alternative (interp.Machine.StepAlt), nalt how
+	// many there are; the action a thread stands at (alternative 0) keeps
+	// the others, made on demand, and they point back to it (base).
+	alt, nalt int32
+	alts      []*action
+	base      *action
+	inD       []*uevent // alternative 0's: the alternatives in D, in the order they entered it (D is a stack)
+}
+
+// alternative is the action of alternative i of choose action a.
+func (a *action) alternative(i int32) *action {
+	if a.base != nil {
+		a = a.base
+	}
+	if i == 0 {
+		return a
+	}
+	for int32(len(a.alts)) <= i {
+		a.alts = append(a.alts, nil)
+	}
+	if a.alts[i] == nil {
+		b := *a
+		b.alt, b.alts, b.base = i, nil, a
+		a.alts[i] = &b
+	}
+	return a.alts[i]
 }
 
 func (a *action) footprint() ir.Footprint {
 	fp := ir.Footprint{Kind: a.kind, Loc: a.loc}
-	if a.kind == ir.EvAtomic {
+	if multiLoc(a.kind) {
 		fp.Acc = a.acc
 	}
 	if a.kind == ir.EvJoin || a.kind == ir.EvSpawn || a.kind == ir.EvStop {
@@ -233,6 +283,19 @@ func peekAction(m *interp.Machine, t int, uidOf func(int) int32) *action {
 	}
 	if kind != ir.EvAtomic {
 		a.probed = true
+	}
+	switch kind {
+	case ir.EvChoose:
+		a.nalt = int32(m.Alternatives(t))
+	case ir.EvWait, ir.EvWake:
+		// Their operands: A the mutex, B the condition variable.
+		in := th.Body.Code[th.PC]
+		mx, cv := int32(th.Frame[in.A]), int32(th.Frame[in.B])
+		if kind == ir.EvWait {
+			a.acc = []ir.Access{{Loc: mx, Write: true}, {Loc: cv, Write: true}}
+		} else {
+			a.acc = []ir.Access{{Loc: cv}, {Loc: mx, Write: true}}
+		}
 	}
 	return a
 }
@@ -316,7 +379,7 @@ func udep(a, b *uevent) bool {
 }
 
 func accessDep(a, b *ir.Footprint) bool {
-	if a.Kind != ir.EvAtomic && b.Kind != ir.EvAtomic {
+	if !multiLoc(a.Kind) && !multiLoc(b.Kind) {
 		// One access each at most (the common case, without closures).
 		la, wa := a.Single()
 		lb, wb := b.Single()
@@ -339,9 +402,9 @@ func actDep(a *action, e *uevent) bool {
 	return accessDep(&fp, &fe)
 }
 
-// keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner and
-// maximal events (sorted by id).
-func keyHash(t int32, pred, spawner *uevent, maxs []*uevent) uint64 {
+// keyHash hashes the name of ⟨a, H⟩: thread, predecessor, spawner,
+// maximal events (sorted by id) and, for a choose, its alternative.
+func keyHash(t int32, pred, spawner *uevent, maxs []*uevent, alt int32) uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v int32) {
 		h ^= uint64(uint32(v))
@@ -360,12 +423,16 @@ func keyHash(t int32, pred, spawner *uevent, maxs []*uevent) uint64 {
 	for _, m := range maxs {
 		mix(m.id)
 	}
+	if alt != 0 {
+		mix(-1 - alt)
+	}
 	return h
 }
 
-// named reports whether e is the event named by (t, pred, spawner, maxs).
-func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
-	if e.thread != t || e.pred != pred || e.spawner != spawner || len(e.maxs) != len(maxs) {
+// named reports whether e is the event named by (t, pred, spawner, maxs,
+// alt).
+func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent, alt int32) bool {
+	if e.thread != t || e.pred != pred || e.spawner != spawner || len(e.maxs) != len(maxs) || e.act.alt != alt {
 		return false
 	}
 	for i, m := range maxs {
@@ -376,16 +443,16 @@ func (e *uevent) named(t int32, pred, spawner *uevent, maxs []*uevent) bool {
 	return true
 }
 
-// lookup finds the event named by (t, pred, spawner, maxs) in U: among
-// pred's children, or, for a thread's first event, in byKey.
-func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent) *uevent {
+// lookup finds the event named by (t, pred, spawner, maxs, alt) in U:
+// among pred's children, or, for a thread's first event, in byKey.
+func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uevent, alt int32) *uevent {
 	e := u.byKey[h]
 	if pred != nil {
 		if pred.wide {
 			switch f := u.wide[pred][h]; {
 			case f == nil:
 				return nil // no child has this hash
-			case f.named(t, pred, spawner, maxs):
+			case f.named(t, pred, spawner, maxs, alt):
 				return f
 			}
 			// Another child with the same hash: look through them all.
@@ -393,7 +460,7 @@ func (u *unfolding) lookup(h uint64, t int32, pred, spawner *uevent, maxs []*uev
 		e = pred.child
 	}
 	for ; e != nil; e = e.hnext {
-		if e.hkey == h && e.named(t, pred, spawner, maxs) {
+		if e.hkey == h && e.named(t, pred, spawner, maxs, alt) {
 			return e
 		}
 	}
@@ -455,8 +522,8 @@ func (u *unfolding) event(t int32, pred, spawner *uevent, a *action, gen []*ueve
 		}
 	}
 	u.maxBuf = maxs
-	h := keyHash(t, pred, spawner, maxs)
-	if e := u.lookup(h, t, pred, spawner, maxs); e != nil {
+	h := keyHash(t, pred, spawner, maxs, a.alt)
+	if e := u.lookup(h, t, pred, spawner, maxs, a.alt); e != nil {
 		return e
 	}
 	e := &uevent{thread: t, pred: pred, spawner: spawner, act: a, childUID: -1}

@@ -27,28 +27,34 @@ type qexplorer struct {
 	midx  []int32   // uid → machine thread index (-1: not in the execution)
 	tmp   interp.Event
 
-	deltaBuf []*uevent
-	seenBuf  []position
-	posBuf   []position
-	enBuf    [][]*uevent // en(C), per size of C
-	pruneGen int         // how many times U was pruned
-	keptBuf  []*uevent   // scratch for prune
-	pushes   int         // events pushed so far
-	enNew    []enRecord  // per uid: t's event in en(C), found by addExtensions at push number .push
-	tmStack  [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
-	genBuf   []*uevent
-	candBuf  []*uevent
-	runBuf   []int32              // scratch for enumerate
-	memos    map[enumKey]enumMemo // enumerations remembered (see remembered)
-	refused  int                  // events refused beyond the step bound so far
-	hidden   [][]hiddenCand       // per size of C: spike candidates out of their lists until C is smaller
-	deadAt   int32                // set by deltaC: the size of C below which a rejected event may fit again
-	deadD    bool                 // set with deadAt: it may come from an event of D or of C in the candidate's past (see outlive)
-	effort   effort
-	pruneAt  int
-	pruneMin int
-	stamp    int32
-	stopBuf  []stopAt // scratch for maximal
+	deltaBuf  []*uevent
+	seenBuf   []position
+	posBuf    []position
+	enBuf     [][]*uevent // en(C), per size of C
+	pruneGen  int         // how many times U was pruned
+	keptBuf   []*uevent   // scratch for prune
+	pushes    int         // events pushed so far
+	enNew     []enRecord  // per uid: t's event in en(C), found by addExtensions at push number .push
+	tmStack   [][]*uevent // scratch per-thread maxima, one per recursion level of enumerate
+	genBuf    []*uevent
+	candBuf   []*uevent
+	runBuf    []int32              // scratch for enumerate
+	memos     map[enumKey]enumMemo // enumerations remembered (see remembered)
+	refused   int                  // events refused beyond the step bound so far
+	hidden    [][]hiddenCand       // per size of C: spike candidates out of their lists until C is smaller
+	deadAt    int32                // set by deltaC: the size of C below which a rejected event may fit again
+	deadD     bool                 // set with deadAt: it may come from an event of D or of C in the candidate's past (see outlive)
+	effort    effort
+	pruneAt   int
+	pruneMin  int
+	stamp     int32
+	stopBuf   []stopAt  // scratch for maximal
+	dPlain    []*uevent // scratch for prune: D newest first, without its chooses
+	choiceBuf []int32   // scratch for the alternatives of a step (choices)
+	// cvWaiters holds, for the events of U that write a condition
+	// variable, the uids of the threads waiting on it after them (see
+	// noteWaiters).
+	cvWaiters map[*uevent][]int32
 }
 
 // Run explores with the unfolding: qpor with k-partial alternatives
@@ -194,7 +200,7 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 	var e *uevent
 	if len(A) > 0 {
 		for _, a := range A {
-			if containsEv(en, a) {
+			if q.enabledIn(en, a) {
 				e = a
 				break
 			}
@@ -221,6 +227,7 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 		return
 	}
 	e.inD++
+	noteD(e, true)
 	dpos := e.dpos
 	e.dpos = int32(len(q.d))
 	q.d = append(q.d, e)
@@ -234,6 +241,7 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 	q.dAt = q.dAt[:len(q.dAt)-1]
 	e.dpos = dpos
 	e.inD--
+	noteD(e, false)
 	if len(q.u.all) > q.pruneAt {
 		q.prune()
 	}
@@ -261,7 +269,10 @@ func (q *qexplorer) choose(en []*uevent) *uevent {
 	var e *uevent
 	most := int32(-1)
 	for _, f := range en {
-		if f.inD != 0 {
+		if f.inD != 0 && hasChoices(f) {
+			f = q.freeAlternative(f)
+		}
+		if f == nil || f.inD != 0 {
 			continue
 		}
 		if f.thread == last {
@@ -320,11 +331,12 @@ func (q *qexplorer) push(e *uevent) bool {
 		if ev.Kind == ir.EvAtomic && !e.act.unstable && !sameAccesses(ev.Acc, e.act.acc) {
 			x.Anomaly("a Stable atomic block's accesses changed") // cannot happen
 		}
-		if ev.Kind == ir.EvLock || ev.Kind == ir.EvUnlock || ev.Kind == ir.EvTrylock {
-			if h := x.M.Mem[ev.Loc]; h > 0 {
+		if mx := e.mutex(); mx >= 0 {
+			if h := x.M.Mem[mx]; h > 0 {
 				e.holder = q.uidOf[h-1] + 1
 			}
 		}
+		q.noteWaiters(e, ev)
 	}
 	if !ok {
 		q.x.ReportStop(d, ev)
@@ -381,7 +393,7 @@ func (q *qexplorer) step(e *uevent, ev *interp.Event) bool {
 	} else {
 		x.M.TailBound = x.M.StepCount() + int(q.u.bound-e.pastOf())
 	}
-	ok := x.Step(int(q.midx[e.thread]), ev)
+	ok := x.StepAlt(int(q.midx[e.thread]), q.machineAlt(e), ev)
 	return ok
 }
 

@@ -39,7 +39,7 @@ func (q *qexplorer) enabledAfter(en []*uevent, e *uevent, out []*uevent) []*ueve
 		case f != nil:
 			// f's footprint is its action's (f is enabled: its atomic
 			// block was probed); events carry it, so no action to read.
-			if f.fkind != ir.EvJoin && f.fkind != ir.EvAtomic && e.fkind != ir.EvAtomic {
+			if f.fkind != ir.EvJoin && !multiLoc(f.fkind) && !multiLoc(e.fkind) {
 				lf, wf := f.single()
 				le, we := e.single()
 				if lf >= 0 && lf == le && (wf || we) {
@@ -89,6 +89,12 @@ func (q *qexplorer) enabledOf(t int32) *uevent {
 	var sp *uevent
 	if p == nil && int(t) >= len(q.x.Prog.Threads) {
 		sp = q.c.spawnerOf[t]
+	}
+	if a.kind == ir.EvSignal {
+		// The alternative that wakes the first waiter (by uid), if any.
+		if ws := q.waitersIn(a.loc, q.c.tmax); len(ws) > 0 {
+			a = a.alternative(ws[0] + 1)
+		}
 	}
 	q.genBuf = q.latestDeps(t, a, q.genBuf[:0])
 	return q.event(t, p, sp, a, q.genBuf)
@@ -154,7 +160,7 @@ func (q *qexplorer) addExtensions(e *uevent) {
 	// The other positions whose next action depends on e, from the
 	// index of C's positions by location (config.nextOn).
 	nd := int32(len(q.x.Prog.Threads))
-	multi := e.fkind == ir.EvAtomic
+	multi := multiLoc(e.fkind)
 	seen := q.seenBuf[:0]
 	// excluded reports whether pos is of e's thread or spawned, or
 	// before the last event of its thread in [e]: its successor in C is
@@ -270,7 +276,7 @@ func (q *qexplorer) enumerate(t int32, p, sp, e *uevent) {
 	cand := q.candBuf[:0]
 	// Only an atomic block's scans over several locations may meet an
 	// event twice: stamps mark those candidates.
-	multi := a.kind == ir.EvAtomic
+	multi := multiLoc(a.kind)
 	if multi {
 		q.stamp++
 	}
@@ -486,6 +492,27 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 				return nil
 			}
 		}
+	case ir.EvWake:
+		// Enabled once a signal or a broadcast woke the thread (it no
+		// longer waits after the last write of the condition variable)
+		// and the mutex is free.
+		if q.holderIn(a.acc[1].Loc, tm) != 0 || slices.Contains(q.waitersIn(a.acc[0].Loc, tm), t) {
+			return nil
+		}
+	case ir.EvSignal:
+		// One event per thread it may wake (see "Condition variables"
+		// in the package doc); the first stands for them.
+		ws := q.waitersIn(a.loc, tm)
+		if len(ws) == 0 {
+			return q.event(t, p, sp, a.alternative(0), gen)
+		}
+		var first *uevent
+		for _, w := range ws {
+			if f := q.event(t, p, sp, a.alternative(w+1), gen); first == nil {
+				first = f
+			}
+		}
+		return first
 	}
 	return q.event(t, p, sp, a, gen)
 }

@@ -410,7 +410,8 @@ func (q *qexplorer) lastWriteOf(e *uevent) *uevent {
 		if write {
 			w = g
 		}
-		if w != nil && (best == nil || w.lpos > best.lpos) {
+		// Both are in C, whose order orders the writes of l.
+		if w != nil && (best == nil || w.cpos > best.cpos) {
 			best = w
 		}
 		return true

@@ -38,6 +38,14 @@ func (q *qexplorer) prune() {
 			e = e.pred
 		}
 	}
+	// D newest first, without its chooses (see inConflictCD): a choose
+	// of many values puts them all in D at one point.
+	q.dPlain = q.dPlain[:0]
+	for i := len(q.d) - 1; i >= 0; i-- {
+		if d := q.d[i]; d.fkind != ir.EvChoose {
+			q.dPlain = append(q.dPlain, d)
+		}
+	}
 	for _, e := range u.all {
 		if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
 			mark(e)
@@ -46,6 +54,11 @@ func (q *qexplorer) prune() {
 	// Hidden candidates that go are dropped first, so that their buckets
 	// may go too.
 	kept := func(e *uevent) bool { return e.stamp == keep }
+	for e := range q.cvWaiters {
+		if !kept(e) {
+			delete(q.cvWaiters, e)
+		}
+	}
 	for i, hs := range q.hidden {
 		out := hs[:0]
 		for _, h := range hs {
@@ -168,7 +181,7 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		case e.lastW == nil:
 			iw = -1
 		case c.contains(e.lastW):
-			iw = int(e.lastW.lpos)
+			iw = c.posOn(l, e.lastW)
 		default:
 			// e's last write of l is outside C: it conflicts with the
 			// events of C after the last write in C below e, so e
@@ -240,12 +253,24 @@ func (q *qexplorer) inConflictCD(e *uevent) bool {
 		// in its past.)
 		return false
 	}
+	if e.fkind == ir.EvChoose {
+		// A choose's alternatives depend on nothing: each is in
+		// immediate conflict with the others alone (their pasts are
+		// one), C's checked above.
+		for _, d := range e.act.alternative(0).inD {
+			if d != e {
+				return true
+			}
+		}
+		return false
+	}
 	// Events of D: siblings, or dependent. (A join or a spawn needs no
 	// case of its own: it depends only on events always in its past, the
 	// joined thread's last event, or its future, the child's first, so it
-	// is in immediate conflict only with its thread-tree siblings.)
-	for i := len(q.d) - 1; i >= 0; i-- { // newest first: most often the deepest, the likeliest to conflict
-		d := q.d[i]
+	// is in immediate conflict only with its thread-tree siblings. A
+	// choose is in immediate conflict only with its own alternatives:
+	// prune leaves the chooses out of dPlain.)
+	for _, d := range q.dPlain { // newest first: most often the deepest, the likeliest to conflict
 		// sameLastWrite first: it reads no footprint and rules out most.
 		if d == e || !sameLastWrite(e, d) || !((d.thread == e.thread && d.pred == e.pred) || (d.thread != e.thread && udep(d, e))) {
 			continue
