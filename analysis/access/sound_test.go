@@ -206,6 +206,34 @@ thread u {
     }
 }
 `,
+	"v2: functions that wait and unlock, called holding the mutex": `
+var m mutex
+var cv cond
+var ready int
+var v int
+func waitReady() {
+    while ready == 0 {
+        wait(cv, m)
+    }
+}
+func release() {
+    unlock(m)
+}
+thread a {
+    lock(m)
+    waitReady()
+    v = 1
+    release()
+    v = 2
+}
+thread b {
+    lock(m)
+    ready = 1
+    v = 3
+    signal(cv)
+    unlock(m)
+}
+`,
 	"v2: recursion": `
 var n int
 var a [4]int
