@@ -190,8 +190,12 @@ func relock() {
     unlock(m)
     lock(m)
 }
+func pick(k int) int {
+    return (k + 1) % 3
+}
 thread t[i in 0..2] {
     put(i, get((i + 1) % 3) + 1)
+    x[pick(i)] = 2
     lock(m)
     inc()
     relock()
@@ -232,6 +236,19 @@ thread b {
     v = 3
     signal(cv)
     unlock(m)
+}
+`,
+	"v2: a proc spawned by a function called twice": `
+var x int
+proc w() {
+    x++
+}
+func two() {
+    spawn w()
+}
+thread main {
+    two()
+    two()
 }
 `,
 	"v2: recursion": `
