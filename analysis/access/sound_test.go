@@ -398,6 +398,7 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 	type who struct {
 		owner *analysis.Object
 		inst  *analysis.ThreadInstance
+		tid   int32 // tells apart the spawned threads of one proc
 	}
 	reports := func(st, other *Statement, w who) bool {
 		for _, p := range interference(st) {
@@ -471,9 +472,9 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 			th := m.Threads[tid]
 			if int(tid) < len(checked.Threads) {
 				inst := checked.Threads[tid]
-				return who{inst.Object, inst}, bodyIndex[th.Body]
+				return who{inst.Object, inst, tid}, bodyIndex[th.Body]
 			}
-			return who{owner: checked.Procs[th.Proc]}, bodyIndex[th.Body]
+			return who{owner: checked.Procs[th.Proc], tid: tid}, bodyIndex[th.Body]
 		}
 		for i := range events {
 			ev := &events[i]
