@@ -156,6 +156,21 @@ thread producer {
     unlock(m)
 }
 `,
+	"v2: wake-ups on one condition variable with different mutexes": `
+var m [2]mutex
+var cv cond
+var n [2]int
+thread t[i in 0..2] {
+    lock(m[i])
+    wait(cv, m[i])
+    n[i]++
+    unlock(m[i])
+}
+thread s {
+    signal(cv)
+    broadcast(cv)
+}
+`,
 	"v2: choose, await": `
 var a [4]int
 var flag atomic int
