@@ -571,7 +571,7 @@ func (s *Summary) calls(b *body) {
 			if step.Kind != Call || c < 0 || int(c) >= nf {
 				continue
 			}
-			for _, g := range reach[c][:1] {
+			for _, g := range reach[c] {
 				for _, ref := range steps[g] {
 					step.inner = append(step.inner, ref)
 					in := &ref.st.Steps[ref.i]

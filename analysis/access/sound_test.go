@@ -296,7 +296,7 @@ thread t {
 thread u {
     a[2] = f(1)
     n++
-    if even(n % 3) {
+    if even(2 + n % 1) {
         a[1] = 1
     }
 }
