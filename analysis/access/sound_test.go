@@ -269,6 +269,7 @@ thread main {
 	"v2: recursion": `
 var n int
 var a [4]int
+var z int
 func f(k int) int {
     if k <= 0 {
         return n
@@ -287,11 +288,12 @@ func odd(k int) bool {
     if k == 0 {
         return false
     }
-    a[3] = k
+    z = k
     return even(k - 1)
 }
 thread t {
     n = f(3)
+    z = 5
 }
 thread u {
     a[2] = f(1)
