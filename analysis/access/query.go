@@ -16,7 +16,9 @@ func (s *Summary) Statements() []*Statement { return s.stmts }
 // StatementAt returns the innermost statement with visible steps (or end
 // of a body) whose range holds pos, or nil. As analysis.Program.IdentAt
 // does, it takes a position just after a statement as inside it when no
-// statement holds it strictly.
+// statement holds it strictly. For a statement of a function's body, it
+// returns its copy in the first body (in ir.Program.Bodies order) that
+// calls the function; Copies returns them all.
 func (s *Summary) StatementAt(pos source.Pos) *Statement {
 	var best, atEnd *Statement
 	size := func(st *Statement) int { return st.Range.End.Offset - st.Range.Start.Offset }
@@ -39,10 +41,32 @@ func (s *Summary) StatementAt(pos source.Pos) *Statement {
 	return atEnd
 }
 
+// Copies returns the statements that are st in each body that runs it:
+// for a statement of a function's body, its copy in every thread or proc
+// body that calls the function (directly or not), in body order; for
+// any other statement, st alone.
+func (s *Summary) Copies(st *Statement) []*Statement {
+	if st == nil || st.Func == nil {
+		return []*Statement{st}
+	}
+	var out []*Statement
+	for _, b := range s.bodies {
+		for _, x := range b.stmts {
+			if x.Func == st.Func && x.Range == st.Range {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
 // StepAt returns the step that instruction pc of body bodyIndex (an index
 // in ir.Program.Bodies) makes, and its statement: where an event of the
-// engine comes from. It returns nils if that instruction is not a visible
-// step (or is one inside an atomic block: the block is the step).
+// engine comes from (an instruction of a function's code gives the
+// statement of the function's body, in that body). It returns nils if
+// that instruction is not a visible step (or is one inside an atomic
+// block: the block is the step). The OpCall of a call outside atomic
+// blocks gives its Call step.
 func (s *Summary) StepAt(bodyIndex, pc int) (*Statement, *Step) {
 	if bodyIndex < 0 || bodyIndex >= len(s.bodies) {
 		return nil, nil
