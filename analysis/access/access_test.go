@@ -139,6 +139,94 @@ func TestExamples(t *testing.T) {
 var models = []struct {
 	name, src, want string
 }{
+	{"v2: a function that waits in a predicate loop; trylock in an if", `
+var c int
+var m mutex
+var cv cond
+var ready bool
+func take() int {
+    lock(m)
+    while !ready {
+        wait(cv, m)
+    }
+    var v int = c
+    unlock(m)
+    return v
+}
+thread consumer {
+    c = take() + 1
+}
+thread producer {
+    if trylock(m) {
+        c = 1
+        ready = true
+        signal(cv)
+        unlock(m)
+    }
+}
+`, `
+consumer via take 7:5: lock m
+    producer 19:5: trylock m (same mutex m)
+    producer 23:9: unlock m (same mutex m)
+consumer via take 8:5: read ready
+    producer 21:9: write ready (reads ready, which it writes)
+consumer via take 9:9: wait cv, m; wake cv, m
+    producer 19:5: trylock m (same mutex m)
+    producer 22:9: signal cv (same condition variable cv)
+    producer 23:9: unlock m (same mutex m)
+consumer via take 11:5: read c
+    producer 20:9: write c (reads c, which it writes)
+consumer via take 12:5: unlock m
+    producer 19:5: trylock m (same mutex m)
+    producer 23:9: unlock m (same mutex m)
+consumer 16:5: call take reads ready, c uses m, cv; write c
+    producer 19:5: trylock m (same mutex m (in take))
+    producer 20:9: write c (reads c (in take), which it writes; both write c)
+    producer 21:9: write ready (reads ready (in take), which it writes)
+    producer 22:9: signal cv (same condition variable cv (in take))
+    producer 23:9: unlock m (same mutex m (in take))
+consumer 17:1: end
+producer 19:5: trylock m
+    consumer 7:5: lock m (same mutex m)
+    consumer 9:9: wait cv, m; wake cv, m (same mutex m)
+    consumer 12:5: unlock m (same mutex m)
+    consumer 16:5: call take reads ready, c uses m, cv; write c (same mutex m)
+producer 20:9: write c
+    consumer 11:5: read c (writes c, which it reads)
+    consumer 16:5: call take reads ready, c uses m, cv; write c (both write c)
+producer 21:9: write ready
+    consumer 8:5: read ready (writes ready, which it reads)
+    consumer 16:5: call take reads ready, c uses m, cv; write c (writes ready, which it reads)
+producer 22:9: signal cv
+    consumer 9:9: wait cv, m; wake cv, m (same condition variable cv)
+    consumer 16:5: call take reads ready, c uses m, cv; write c (same condition variable cv)
+producer 23:9: unlock m
+    consumer 7:5: lock m (same mutex m)
+    consumer 9:9: wait cv, m; wake cv, m (same mutex m)
+    consumer 12:5: unlock m (same mutex m)
+    consumer 16:5: call take reads ready, c uses m, cv; write c (same mutex m)
+producer 25:1: end
+c; read by consumer; written by consumer, producer; lockset no common lock
+    consumer reads c holding m at 11:5
+    consumer writes c at 16:5
+    producer writes c holding m at 20:9
+m; locked by consumer, producer
+    consumer locks m at 7:5
+    consumer releases (waiting) m holding m at 9:9
+    consumer locks again (woken) m at 9:9
+    consumer unlocks m holding m at 12:5
+    producer trylocks m at 19:5
+    producer unlocks m holding m at 23:9
+cv; used by consumer, producer
+    consumer waits on cv holding m at 9:9
+    consumer wakes up from cv at 9:9
+    producer signals cv holding m at 22:9
+ready; read by consumer; written by producer; lockset {m}
+    consumer reads ready holding m at 8:5
+    producer writes ready holding m at 21:9
+consumer: 1 instance
+producer: 1 instance
+`},
 	{"locks", `
 var c int
 var d int

@@ -1,14 +1,17 @@
 package access
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"weft/analysis"
 	"weft/engine/ir"
+	"weft/grammar"
 	"weft/source"
 )
 
@@ -32,7 +35,8 @@ type Summary struct {
 	joins    []*rec        // every join step
 }
 
-// body is the analysis of one thread or proc body.
+// body is the analysis of one thread or proc body, with the code of the
+// functions it calls.
 type body struct {
 	index int
 	code  *ir.Body
@@ -43,22 +47,22 @@ type body struct {
 	// thread array's instances were evaluated one by one, else 1.
 	rows int
 
-	localEnd    int32 // slots below are named locals, params and loop variables
-	indexSlot   int32 // the thread index's slot, -1 unless a thread array
-	tidCovered  []bool
-	tidOnly     []bool
-	tidArray    []bool // by slot: a tid array whose every slot is tid-only starts here
-	poolUnknown bool   // tid locals may hold handles from outside (tid parameters)
+	// regions are the body's own code (first) and each function's, in
+	// code order; funcs are the functions by index in code.Funcs.
+	regions     []region
+	funcs       []*analysis.Object
+	endPC       int32 // the body's OpEnd
+	poolUnknown bool  // tid locals may hold handles from outside (tid parameters)
 	isTarget    []bool
 
 	vis     []vis
 	visAt   []int32      // by pc: position in vis, -1
-	matched bool         // vis carries the syntax
-	varOf   []int        // by position in vis: the shared variable the syntax accesses, -1
+	matched bool         // every region's vis carries the syntax
+	varOf   [][2]int     // by position in vis: the shared variable of each address the syntax names, -1
 	gen     []evalResult // the pass over every instance at once, by position in vis
-	// When instances were evaluated one by one: the words of each access
-	// by row and position in vis, and each join's handles by position
-	// and row. Released once the steps are built.
+	// When instances were evaluated one by one: the words of each
+	// address (2k, 2k+1 for vis k) by row, and each join's handles by
+	// position and row. Released once the steps are built.
 	rowSpans [][]span
 	rowJoins map[int][]val
 
@@ -70,7 +74,51 @@ type body struct {
 	held    [][]int32
 	reached []bool
 	inLoop  []bool
-	lockLoc map[int32]*Loc
+	// reach lists, by function index, the functions a call of it may
+	// run: itself, those it calls, and so on.
+	reach [][]int32
+	// callsMany says, by function index, that the function may run more
+	// than once in a thread (a call in a loop, several calls, recursion).
+	callsMany []bool
+	lockLoc   map[int32]*Loc
+}
+
+// region is a stretch of a body's code that runs in one frame: the
+// body's own code, or a function's.
+type region struct {
+	lo, hi int32
+	fn     int              // index in code.Funcs; -1 for the body's own code
+	obj    *analysis.Object // the thread, proc or function whose syntax it is
+	frame  frameInfo
+}
+
+// frameInfo is what the evaluation knows of a region's frame.
+type frameInfo struct {
+	localEnd   int32 // slots below are named locals, params and loop variables
+	indexSlot  int32 // the thread index's slot, -1 unless a thread array's own code
+	tidCovered []bool
+	tidOnly    []bool
+	tidArray   []bool // by slot: a tid array whose every slot is tid-only starts here
+}
+
+// regionAt returns the region that holds pc.
+func (b *body) regionAt(pc int32) *region {
+	i := sort.Search(len(b.regions), func(i int) bool { return b.regions[i].hi > pc })
+	if i == len(b.regions) {
+		i--
+	}
+	return &b.regions[i]
+}
+
+// many reports whether the instruction at pc may run more than once in
+// a thread running b: it is in a loop, or in a function that may run
+// more than once.
+func (b *body) many(pc int32) bool {
+	if b.inLoop[pc] {
+		return true
+	}
+	r := b.regionAt(pc)
+	return r.fn >= 0 && (r.fn >= len(b.callsMany) || b.callsMany[r.fn])
 }
 
 type stepRef struct {
@@ -78,25 +126,33 @@ type stepRef struct {
 	i  int32
 }
 
-// rec is one access of a step to a Loc (a lock or an unlock accesses its
-// mutex).
+// rec is one access of a step to a Loc: a read or a write of a shared
+// word, or a use of a mutex or condition variable (lock, unlock, trylock,
+// wait, wake, signal and broadcast write what they use). A call's step
+// has the accesses of every step it stands for.
 type rec struct {
 	st       *Statement
 	step     int
 	loc      *Loc
-	kind     StepKind // Read, Write, Lock or Unlock
+	kind     StepKind // the step's kind; Read or Write for the accesses of atomic blocks
+	wr       bool
+	sync     bool // a mutex or condition variable operation
 	inAtomic bool
 	v        int   // index of the shared variable in checked.Shared, -1 if unknown
 	pc       int32 // the instruction whose held locks apply
+	// For the accesses of a call: the call's pc and the function whose
+	// step it is (gate -1, via nil otherwise).
+	gate int32
+	via  *analysis.Object
 }
 
-func (r *rec) write() bool { return r.kind != Read }
+func (r *rec) write() bool { return r.wr }
 
 // live reports whether the access can run: its body runs and some path
-// reaches it.
+// reaches it (and, for a call's, the call).
 func (r *rec) live() bool {
 	b := r.st.b
-	return b.runs != Never && b.reached[r.pc]
+	return b.runs != Never && b.reached[r.pc] && (r.gate < 0 || b.reached[r.gate])
 }
 
 // defaultBudget is how many instructions Analyze may evaluate to follow
@@ -158,33 +214,29 @@ func analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, b
 	return s, nil
 }
 
-// ErrUnsupported is what Analyze fails with (wrapped, with the feature
-// and where it is) for a program that uses the steps of language version
-// 2 this package does not follow yet: function calls, choose, trylock and
-// condition variables. Rather than give facts that would miss those steps
-// (and so not be sound), it gives none. (While loops and await are
-// followed: their loop heads are not steps.)
-var ErrUnsupported = errors.New("access: language version 2 steps are not analyzed yet")
+// ErrUnsupported is what Analyze fails with (wrapped, with the operation
+// and where it is) for a program whose lowered code holds an operation
+// this package does not know (one added to engine/ir after it): rather
+// than give facts that would miss such steps (and so not be sound), it
+// gives none. Every step of language version 2 is analyzed: function
+// calls, choose, trylock, condition variables, while loops and await.
+var ErrUnsupported = errors.New("access: the program uses steps this analysis does not follow")
 
 // unsupported returns ErrUnsupported, saying what and where, if some
-// body of prog uses a step this package does not follow.
+// body of prog uses an operation this package does not follow.
 func unsupported(prog *ir.Program) error {
 	for _, b := range prog.Bodies {
 		for pc, in := range b.Code {
-			var what string
 			switch in.Op {
-			case ir.OpCall, ir.OpRet:
-				what = "a function call"
-			case ir.OpChoose:
-				what = "choose"
-			case ir.OpTrylock:
-				what = "trylock"
-			case ir.OpWait, ir.OpWake, ir.OpSignal, ir.OpBroadcast:
-				what = "a condition variable"
-			default:
+			case ir.OpNop, ir.OpMov, ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpMod, ir.OpNeg, ir.OpNot,
+				ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpAddI, ir.OpMulI, ir.OpJmp, ir.OpJz, ir.OpJnz,
+				ir.OpJge, ir.OpJlt, ir.OpCheck, ir.OpLdx, ir.OpStx, ir.OpAssert, ir.OpAssume, ir.OpEnd,
+				ir.OpLoopHead, ir.OpCall, ir.OpRet,
+				ir.OpLoad, ir.OpStore, ir.OpLock, ir.OpUnlock, ir.OpSpawn, ir.OpJoin, ir.OpAtomic,
+				ir.OpChoose, ir.OpTrylock, ir.OpWait, ir.OpWake, ir.OpSignal, ir.OpBroadcast, ir.OpAtomicEnd:
 				continue
 			}
-			return fmt.Errorf("%w: %s uses %s at %s", ErrUnsupported, b.Name, what, b.Ranges[pc].Start)
+			return fmt.Errorf("%w: %s uses operation %v at %s", ErrUnsupported, b.Name, in.Op, b.Ranges[pc].Start)
 		}
 	}
 	return nil
@@ -246,28 +298,16 @@ func localsByOwner(c *analysis.Program) map[*analysis.Object][]*analysis.Object 
 	return m
 }
 
-// setup lays out what the passes need to know of a body's frame and code.
-func (s *Summary) setup(b *body, locals []*analysis.Object) error {
-	code := b.code
-	n := len(code.Code)
-	b.localEnd = int32(b.owner.FrameSize)
-	if b.localEnd < 0 || int(b.localEnd) > len(code.Frame) || len(code.Ranges) != n {
-		return errors.New("frame or ranges do not match the code")
-	}
-	b.indexSlot = -1
-	if b.owner.Kind == analysis.Thread && b.owner.IsArray {
-		if code.NumParams != 1 || code.ArgSlot < int(b.localEnd) || code.ArgSlot >= len(code.Frame) {
-			return errors.New("no thread index slot")
-		}
-		b.indexSlot = int32(code.ArgSlot)
-	}
-	// Which local slots hold thread handles. Variables of disjoint scopes
-	// may share slots: a slot is tid-only if no variable of another type
-	// uses it.
-	b.tidCovered = make([]bool, b.localEnd)
-	b.tidOnly = make([]bool, b.localEnd)
-	b.tidArray = make([]bool, b.localEnd)
-	other := make([]bool, b.localEnd)
+// tidFrame works out which local slots of a frame of localEnd slots hold
+// thread handles, from the variables declared there. Variables of
+// disjoint scopes may share slots: a slot is tid-only if no variable of
+// another type uses it. It reports whether a tid parameter is among
+// them (a handle from outside).
+func tidFrame(f *frameInfo, locals []*analysis.Object) (tidParam bool) {
+	f.tidCovered = make([]bool, f.localEnd)
+	f.tidOnly = make([]bool, f.localEnd)
+	f.tidArray = make([]bool, f.localEnd)
+	other := make([]bool, f.localEnd)
 	for _, obj := range locals {
 		size := analysis.SizeOf(obj.Type)
 		if obj.Kind == analysis.LoopVar {
@@ -275,28 +315,71 @@ func (s *Summary) setup(b *body, locals []*analysis.Object) error {
 		}
 		tid := analysis.ScalarOf(obj.Type) == analysis.Tid
 		if tid && obj.Kind == analysis.Param {
-			b.poolUnknown = true
+			tidParam = true
 		}
-		for k := int64(obj.Slot); k < int64(obj.Slot)+size && k < int64(b.localEnd); k++ {
+		for k := int64(obj.Slot); k < int64(obj.Slot)+size && k < int64(f.localEnd); k++ {
 			if tid {
-				b.tidCovered[k] = true
+				f.tidCovered[k] = true
 			} else {
 				other[k] = true
 			}
 		}
 	}
-	for k := range b.tidOnly {
-		b.tidOnly[k] = b.tidCovered[k] && !other[k]
+	for k := range f.tidOnly {
+		f.tidOnly[k] = f.tidCovered[k] && !other[k]
 	}
 	for _, obj := range locals {
-		if analysis.ScalarOf(obj.Type) != analysis.Tid || obj.Slot >= int(b.localEnd) {
+		if analysis.ScalarOf(obj.Type) != analysis.Tid || obj.Slot >= int(f.localEnd) {
 			continue
 		}
 		all := true
 		for k := int64(obj.Slot); k < int64(obj.Slot)+analysis.SizeOf(obj.Type); k++ {
-			all = all && k < int64(b.localEnd) && b.tidOnly[k]
+			all = all && k < int64(f.localEnd) && f.tidOnly[k]
 		}
-		b.tidArray[obj.Slot] = all
+		f.tidArray[obj.Slot] = all
+	}
+	return tidParam
+}
+
+// setup lays out what the passes need to know of a body's frames and
+// code.
+func (s *Summary) setup(b *body, locals []*analysis.Object) error {
+	code := b.code
+	n := len(code.Code)
+	if len(code.Ranges) != n {
+		return errors.New("ranges do not match the code")
+	}
+	own := int32(n)
+	if len(code.Funcs) > 0 {
+		own = code.Funcs[0].Entry
+	}
+	b.endPC = own - 1
+	main := region{lo: 0, hi: own, fn: -1, obj: b.owner}
+	main.frame.localEnd = int32(b.owner.FrameSize)
+	if main.frame.localEnd < 0 || int(main.frame.localEnd) > len(code.Frame) {
+		return errors.New("frame does not match the code")
+	}
+	main.frame.indexSlot = -1
+	if b.owner.Kind == analysis.Thread && b.owner.IsArray {
+		if code.NumParams != 1 || code.ArgSlot < int(main.frame.localEnd) || code.ArgSlot >= len(code.Frame) {
+			return errors.New("no thread index slot")
+		}
+		main.frame.indexSlot = int32(code.ArgSlot)
+	}
+	// Handles in the body's own tid locals are followed; a function's
+	// locals are not (they read as unknown).
+	b.poolUnknown = tidFrame(&main.frame, locals)
+	b.regions = append(b.regions, main)
+	for i, f := range code.Funcs {
+		obj := s.checked.Lookup(f.Name)
+		if obj == nil || obj.Kind != analysis.Func || obj.FrameSize < 0 || obj.FrameSize > len(f.Frame) {
+			return fmt.Errorf("function %s does not match the code", f.Name)
+		}
+		r := region{lo: f.Entry, hi: f.End, fn: i, obj: obj}
+		r.frame = frameInfo{localEnd: int32(obj.FrameSize), indexSlot: -1}
+		tidFrame(&r.frame, nil)
+		b.regions = append(b.regions, r)
+		b.funcs = append(b.funcs, obj)
 	}
 	b.isTarget = make([]bool, n)
 	b.inLoop = make([]bool, n)
@@ -324,23 +407,40 @@ func (s *Summary) setup(b *body, locals []*analysis.Object) error {
 	for k, v := range b.vis {
 		b.visAt[v.pc] = int32(k)
 	}
-	if body := b.owner.Body; body != nil {
-		w := &walker{p: s.checked}
-		w.stmts(body.Stmts)
-		b.matched = match(code, b.vis, w.out)
+	// Each region's code against its syntax.
+	b.matched = true
+	k := 0
+	for ri := range b.regions {
+		r := &b.regions[ri]
+		from := k
+		for k < len(b.vis) && b.vis[k].pc < r.hi {
+			k++
+		}
+		ok := false
+		if r.obj.Body != nil {
+			w := &walker{p: s.checked}
+			w.stmts(r.obj.Body.Stmts)
+			ok = match(code, b.vis[from:k], w.out)
+		}
+		b.matched = b.matched && ok
 	}
-	// The variable each access belongs to, from the syntax when it
+	// The variable each address belongs to, from the syntax when it
 	// matched: a constant index out of range (a warning, a runtime error
 	// when executed) makes an address in another variable.
-	b.varOf = make([]int, len(b.vis))
+	b.varOf = make([][2]int, len(b.vis))
 	for k := range b.vis {
-		b.varOf[k] = -1
-		if !b.matched || b.vis[k].expr == nil {
+		b.varOf[k] = [2]int{-1, -1}
+		if !b.vis[k].syntax {
 			continue
 		}
-		if obj := s.checked.RootOf(b.vis[k].expr); obj != nil && obj.Kind == analysis.SharedVar {
-			if vi, ok := s.varIndex[obj]; ok {
-				b.varOf[k] = vi
+		for j, e := range [2]grammar.Expr{b.vis[k].expr, b.vis[k].cond} {
+			if e == nil {
+				continue
+			}
+			if obj := s.checked.RootOf(e); obj != nil && obj.Kind == analysis.SharedVar {
+				if vi, ok := s.varIndex[obj]; ok {
+					b.varOf[k][j] = vi
+				}
 			}
 		}
 	}
@@ -358,26 +458,34 @@ func (s *Summary) build(b *body) {
 			continue
 		}
 		srng, node := code.Ranges[v.pc], v.stmt
-		if b.matched {
+		if v.syntax {
 			srng = v.srng
 		}
 		st := byRange[srng]
 		if st == nil {
 			st = &Statement{Range: srng, Owner: b.owner, Node: node, b: b}
+			if r := b.regionAt(v.pc); r.fn >= 0 {
+				st.Func = r.obj
+			}
 			byRange[srng] = st
 			b.stmts = append(b.stmts, st)
 		}
 		step := Step{Kind: v.kind, Range: srng, PC: int(v.pc)}
-		if b.matched {
+		if v.syntax {
 			step.Range = v.rng
 		}
 		switch v.kind {
 		case Read:
-			step.Reads = []Loc{s.loc(b, k)}
+			step.Reads = []Loc{s.loc(b, k, 0)}
 		case Write:
-			step.Writes = []Loc{s.loc(b, k)}
-		case Lock, Unlock:
-			step.Mutex = s.loc(b, k)
+			step.Writes = []Loc{s.loc(b, k, 0)}
+		case Lock, Unlock, Trylock:
+			step.Mutex = s.loc(b, k, 0)
+		case Wait, Wake:
+			step.Mutex = s.loc(b, k, 0)
+			step.Cond = s.loc(b, k, 1)
+		case Signal, Broadcast:
+			step.Cond = s.loc(b, k, 1)
 		case Spawn:
 			if c := code.Code[v.pc].C; c >= 0 && int(c) < len(s.checked.Procs) {
 				step.Proc = s.checked.Procs[c]
@@ -386,12 +494,16 @@ func (s *Summary) build(b *body) {
 			s.joinTargets(b, k, &step)
 		case Atomic:
 			s.atomicAccesses(b, k, &step)
+		case Call:
+			if c := code.Code[v.pc].C; c >= 0 && int(c) < len(b.funcs) {
+				step.Func = b.funcs[c]
+			}
 		}
 		st.Steps = append(st.Steps, step)
 	}
 	b.rowSpans, b.rowJoins, b.gen = nil, nil, nil
 	n := len(code.Code)
-	b.end = &Statement{Range: code.Ranges[n-1], Owner: b.owner, End: true, b: b}
+	b.end = &Statement{Range: code.Ranges[b.endPC], Owner: b.owner, End: true, b: b}
 	b.stmts = append(b.stmts, b.end)
 	b.stepAt = make([]stepRef, n)
 	b.lockLoc = make(map[int32]*Loc)
@@ -400,6 +512,124 @@ func (s *Summary) build(b *body) {
 			b.stepAt[st.Steps[i].PC] = stepRef{st, int32(i)}
 		}
 	}
+	s.calls(b)
+}
+
+// calls fills in the call steps of body b: each stands for every step of
+// the functions it may reach (the callee, the functions it calls, and so
+// on: each once, whatever the recursion), with their accesses summed up.
+func (s *Summary) calls(b *body) {
+	nf := len(b.funcs)
+	code := b.code.Code
+	// The functions each function calls directly, and the steps of each.
+	callees := make([][]int32, nf)
+	steps := make([][]stepRef, nf)
+	for _, r := range b.regions[1:] {
+		for pc := r.lo; pc < r.hi; pc++ {
+			if in := code[pc]; in.Op == ir.OpCall && in.C >= 0 && int(in.C) < nf {
+				callees[r.fn] = append(callees[r.fn], in.C)
+			}
+		}
+	}
+	for _, st := range b.stmts {
+		if st.Func == nil {
+			continue
+		}
+		for i := range st.Steps {
+			if st.Steps[i].Kind == Call {
+				continue // its function's steps are counted as reached
+			}
+			r := b.regionAt(int32(st.Steps[i].PC))
+			if r.fn >= 0 {
+				steps[r.fn] = append(steps[r.fn], stepRef{st, int32(i)})
+			}
+		}
+	}
+	reach := make([][]int32, nf)
+	b.reach = reach
+	seen := make([]bool, nf)
+	for f := range nf {
+		clear(seen)
+		queue := []int32{int32(f)}
+		seen[f] = true
+		for len(queue) > 0 {
+			g := queue[0]
+			queue = queue[1:]
+			reach[f] = append(reach[f], g)
+			for _, h := range callees[g] {
+				if !seen[h] {
+					seen[h] = true
+					queue = append(queue, h)
+				}
+			}
+		}
+	}
+	for _, st := range b.stmts {
+		for i := range st.Steps {
+			step := &st.Steps[i]
+			c := code[step.PC].C
+			if step.Kind != Call || c < 0 || int(c) >= nf {
+				continue
+			}
+			for _, g := range reach[c] {
+				for _, ref := range steps[g] {
+					step.inner = append(step.inner, ref)
+					in := &ref.st.Steps[ref.i]
+					for _, l := range in.Reads {
+						step.Reads = addLoc(step.Reads, l)
+					}
+					for _, l := range in.Writes {
+						step.Writes = addLoc(step.Writes, l)
+					}
+					switch in.Kind {
+					case Lock, Unlock, Trylock:
+						step.Sync = addLoc(step.Sync, in.Mutex)
+					case Wait, Wake:
+						step.Sync = addLoc(step.Sync, in.Mutex)
+						step.Sync = addLoc(step.Sync, in.Cond)
+					case Signal, Broadcast:
+						step.Sync = addLoc(step.Sync, in.Cond)
+					case Join:
+						step.JoinsAny = step.JoinsAny || in.JoinsAny
+						step.Joins = mergeJoins(step.Joins, in.Joins)
+					case Spawn:
+						if in.Proc != nil && !slices.Contains(step.Spawns, in.Proc) {
+							step.Spawns = append(step.Spawns, in.Proc)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// addLoc adds l to list unless it is there (the same name and words).
+func addLoc(list []Loc, l Loc) []Loc {
+	for i := range list {
+		if list[i].Name == l.Name && list[i].Lo == l.Lo && list[i].Hi == l.Hi && sameSpans(list[i].inst, l.inst) {
+			return list
+		}
+	}
+	return append(list, l)
+}
+
+// mergeJoins adds the thread sets of add to list, one per owner (the
+// instances of a thread array united, in index order).
+func mergeJoins(list, add []ThreadSet) []ThreadSet {
+	for _, ts := range add {
+		i := slices.IndexFunc(list, func(x ThreadSet) bool { return x.Owner == ts.Owner })
+		if i < 0 {
+			list = append(list, ThreadSet{Owner: ts.Owner, Instances: slices.Clone(ts.Instances)})
+			continue
+		}
+		for _, in := range ts.Instances {
+			if !slices.Contains(list[i].Instances, in) {
+				list[i].Instances = append(list[i].Instances, in)
+			}
+		}
+		slices.SortFunc(list[i].Instances, func(x, y *analysis.ThreadInstance) int { return cmp.Compare(x.Index, y.Index) })
+	}
+	return list
 }
 
 // atomicAccesses fills in what an atomic block (at b.vis[k]) reads and
@@ -408,29 +638,21 @@ func (s *Summary) build(b *body) {
 func (s *Summary) atomicAccesses(b *body, k int, step *Step) {
 	fp := b.code.Atomics[b.vis[k].pc]
 	step.Stable = fp == nil || fp.Stable
-	add := func(list []Loc, l Loc) []Loc {
-		for i := range list {
-			if list[i].Name == l.Name && list[i].Lo == l.Lo && list[i].Hi == l.Hi && sameSpans(list[i].inst, l.inst) {
-				return list
-			}
-		}
-		return append(list, l)
-	}
 	if step.Stable {
 		for j := k + 1; j < len(b.vis) && b.vis[j].inner; j++ {
 			if b.vis[j].kind == Read {
-				step.Reads = add(step.Reads, s.loc(b, j))
+				step.Reads = addLoc(step.Reads, s.loc(b, j, 0))
 			} else {
-				step.Writes = add(step.Writes, s.loc(b, j))
+				step.Writes = addLoc(step.Writes, s.loc(b, j, 0))
 			}
 		}
 		return
 	}
 	for _, r := range fp.Reads {
-		step.Reads = add(step.Reads, s.rangeLoc(r))
+		step.Reads = addLoc(step.Reads, s.rangeLoc(r))
 	}
 	for _, r := range fp.Writes {
-		step.Writes = add(step.Writes, s.rangeLoc(r))
+		step.Writes = addLoc(step.Writes, s.rangeLoc(r))
 	}
 }
 
@@ -471,17 +693,18 @@ func clip(v val, vs span) span {
 	return span{int32(lo), int32(hi)}
 }
 
-// loc makes the Loc of the access at b.vis[k].
-func (s *Summary) loc(b *body, k int) Loc {
+// loc makes the Loc of address j (0: the word read or written, the
+// mutex; 1: the condition variable) of the step at b.vis[k].
+func (s *Summary) loc(b *body, k, j int) Loc {
 	g := b.gen[k]
-	vs, obj := s.varSpan(g.root)
+	vs, obj := s.varSpan(g.root[j])
 	l := Loc{Var: obj}
-	hull := clip(g.v, vs)
+	hull := clip(g.v[j], vs)
 	if b.rowSpans != nil {
 		rows := make([]span, len(b.rowSpans))
 		same := true
 		for r := range rows {
-			rows[r] = b.rowSpans[r][k]
+			rows[r] = b.rowSpans[r][2*k+j]
 			same = same && rows[r] == rows[0]
 		}
 		if same {
@@ -508,11 +731,15 @@ func (s *Summary) loc(b *body, k int) Loc {
 			l.Exact = false
 		}
 	}
+	expr := b.vis[k].expr
+	if j == 1 {
+		expr = b.vis[k].cond
+	}
 	switch {
 	case l.Exact && l.inst == nil:
 		l.Name = s.prog.Locations[l.Lo].Name
-	case b.matched && b.vis[k].expr != nil:
-		l.Name = placeName(s.checked, b.vis[k].expr)
+	case b.vis[k].syntax && expr != nil:
+		l.Name = placeName(s.checked, expr)
 	default:
 		l.Name = wholeName(obj)
 	}
@@ -555,7 +782,7 @@ func wholeName(obj *analysis.Object) string {
 
 // joinTargets fills in the threads a join (at b.vis[k]) may wait for.
 func (s *Summary) joinTargets(b *body, k int, step *Step) {
-	vals := []val{b.gen[k].v}
+	vals := []val{b.gen[k].v[0]}
 	if rows, ok := b.rowJoins[k]; ok {
 		vals = rows
 	}
@@ -608,6 +835,7 @@ func (s *Summary) countRuns() {
 	}
 	sites := make(map[*body][]site)
 	for _, b := range s.bodies {
+		b.countCalls()
 		switch {
 		case b.owner.Kind != analysis.Thread:
 			b.runs = Never
@@ -621,7 +849,7 @@ func (s *Summary) countRuns() {
 				step := &st.Steps[i]
 				if step.Kind == Spawn && step.Proc != nil && b.reached[step.PC] {
 					to := s.ofObject[step.Proc]
-					sites[to] = append(sites[to], site{b, b.inLoop[step.PC]})
+					sites[to] = append(sites[to], site{b, b.many(int32(step.PC))})
 				}
 			}
 		}
@@ -648,6 +876,53 @@ func (s *Summary) countRuns() {
 	}
 }
 
+// countCalls works out which functions of b may run more than once in
+// a thread (callsMany): the least solution of calls(f) = the sum, over
+// the reachable calls of f, of Once, or Many when the call is in a loop
+// or in a function that may run more than once (saturating at Many; a
+// recursive function called at all is Many).
+func (b *body) countCalls() {
+	nf := len(b.funcs)
+	b.callsMany = make([]bool, nf)
+	if nf == 0 {
+		return
+	}
+	code := b.code.Code
+	count := make([]Multiplicity, nf)
+	for changed := true; changed; {
+		changed = false
+		next := make([]Multiplicity, nf)
+		for _, r := range b.regions {
+			from := Once
+			if r.fn >= 0 {
+				from = count[r.fn]
+			}
+			if from == Never {
+				continue
+			}
+			for pc := r.lo; pc < r.hi; pc++ {
+				in := code[pc]
+				if in.Op != ir.OpCall || in.C < 0 || int(in.C) >= nf || !b.reached[pc] {
+					continue
+				}
+				if from == Many || b.inLoop[pc] || next[in.C] != Never {
+					next[in.C] = Many
+				} else {
+					next[in.C] = Once
+				}
+			}
+		}
+		for f := range nf {
+			if next[f] > count[f] {
+				count[f], changed = next[f], true
+			}
+		}
+	}
+	for f := range nf {
+		b.callsMany[f] = count[f] == Many
+	}
+}
+
 // index makes the access records, indexes them by shared variable, and
 // sorts the statements.
 func (s *Summary) index() {
@@ -657,28 +932,16 @@ func (s *Summary) index() {
 			s.stmts = append(s.stmts, st)
 			for i := range st.Steps {
 				step := &st.Steps[i]
-				add := func(l *Loc, kind StepKind) {
-					r := &rec{st: st, step: i, loc: l, kind: kind, inAtomic: step.Kind == Atomic, v: -1, pc: int32(step.PC)}
-					if l.Var != nil {
-						r.v = s.varIndex[l.Var]
-						s.byVar[r.v] = append(s.byVar[r.v], r)
-					} else {
-						s.anyVar = append(s.anyVar, r)
-					}
-					st.recs = append(st.recs, r)
+				if step.Kind == Call {
+					s.callRecs(st, i)
+					continue
 				}
-				switch step.Kind {
-				case Lock, Unlock:
-					add(&step.Mutex, step.Kind)
-				case Join:
-					s.joins = append(s.joins, &rec{st: st, step: i, v: -1, pc: int32(step.PC)})
-				default:
-					for j := range step.Reads {
-						add(&step.Reads[j], Read)
-					}
-					for j := range step.Writes {
-						add(&step.Writes[j], Write)
-					}
+				forEachAccess(step, func(l *Loc, kind StepKind, write, sync, inAtomic bool) {
+					s.addRec(&rec{st: st, step: i, loc: l, kind: kind, wr: write, sync: sync, inAtomic: inAtomic,
+						v: -1, pc: int32(step.PC), gate: -1})
+				})
+				if step.Kind == Join {
+					s.joins = append(s.joins, &rec{st: st, step: i, v: -1, pc: int32(step.PC), gate: -1})
 				}
 			}
 		}
@@ -690,4 +953,58 @@ func (s *Summary) index() {
 		}
 		return a.End.Offset > b.End.Offset
 	})
+}
+
+// callRecs adds the records of the call step st.Steps[i]: the accesses
+// of every step it stands for, and a join record if it may join.
+func (s *Summary) callRecs(st *Statement, i int) {
+	step := &st.Steps[i]
+	for _, ref := range step.inner {
+		in := &ref.st.Steps[ref.i]
+		forEachAccess(in, func(l *Loc, kind StepKind, write, sync, inAtomic bool) {
+			s.addRec(&rec{st: st, step: i, loc: l, kind: kind, wr: write, sync: sync, inAtomic: inAtomic,
+				v: -1, pc: int32(in.PC), gate: int32(step.PC), via: ref.st.Func})
+		})
+	}
+	if len(step.Joins) > 0 || step.JoinsAny {
+		s.joins = append(s.joins, &rec{st: st, step: i, v: -1, pc: int32(step.PC), gate: -1})
+	}
+}
+
+// addRec indexes r by its shared variable and adds it to its statement.
+func (s *Summary) addRec(r *rec) {
+	if r.loc.Var != nil {
+		r.v = s.varIndex[r.loc.Var]
+		s.byVar[r.v] = append(s.byVar[r.v], r)
+	} else {
+		s.anyVar = append(s.anyVar, r)
+	}
+	r.st.recs = append(r.st.recs, r)
+}
+
+// forEachAccess calls f for each access of a step that is not a call:
+// the words it reads and writes, and the mutex and condition variable it
+// uses (every use of them is a write, as in ir.Footprint; a wake-up
+// writes its condition variable when spurious wake-ups are explored).
+func forEachAccess(step *Step, f func(l *Loc, kind StepKind, write, sync, inAtomic bool)) {
+	switch step.Kind {
+	case Lock, Unlock, Trylock:
+		f(&step.Mutex, step.Kind, true, true, false)
+	case Wait:
+		f(&step.Mutex, step.Kind, true, true, false)
+		f(&step.Cond, step.Kind, true, true, false)
+	case Wake:
+		f(&step.Cond, step.Kind, true, true, false)
+		f(&step.Mutex, step.Kind, true, true, false)
+	case Signal, Broadcast:
+		f(&step.Cond, step.Kind, true, true, false)
+	case Read, Write, Atomic:
+		atomic := step.Kind == Atomic
+		for j := range step.Reads {
+			f(&step.Reads[j], Read, false, false, atomic)
+		}
+		for j := range step.Writes {
+			f(&step.Writes[j], Write, true, false, atomic)
+		}
+	}
 }

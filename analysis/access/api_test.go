@@ -150,3 +150,49 @@ func TestBudget(t *testing.T) {
 	checkSound(t, ld.Program, ld.Exec, s, 20000)
 	checkSymmetric(t, s)
 }
+
+// TestCopies: a statement of a function called from two threads has a
+// copy in each; StatementAt finds the first, Copies both, and each copy's
+// Interference names the other thread's.
+func TestCopies(t *testing.T) {
+	const src = `var x int
+func bump() {
+    x++
+}
+thread a {
+    bump()
+}
+thread b {
+    bump()
+    x = 0
+}
+`
+	_, s := load(t, src)
+	st := s.StatementAt(at(t, src, "x++", 0))
+	if st == nil || st.Func == nil || st.Func.Name != "bump" || st.Owner.Name != "a" {
+		t.Fatalf("StatementAt(x++) = %v, want a's copy of bump's statement", st)
+	}
+	copies := s.Copies(st)
+	var got []string
+	for _, c := range copies {
+		got = append(got, c.String())
+		for _, p := range s.Interference(c) {
+			got = append(got, "    "+p.String())
+		}
+	}
+	want := []string{
+		"a via bump 3:5: read x; write x",
+		"    b 3:5: read x; write x (both write x)",
+		"    b 9:5: call bump reads x writes x (both write x)",
+		"    b 10:5: write x (both write x)",
+		"b via bump 3:5: read x; write x",
+		"    a 3:5: read x; write x (both write x)",
+		"    a 6:5: call bump reads x writes x (both write x)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := s.Copies(s.StatementAt(at(t, src, "x = 0", 0))); len(c) != 1 {
+		t.Errorf("a statement of a thread body has %d copies, want itself", len(c))
+	}
+}

@@ -71,10 +71,44 @@
 //
 // # Language version 2
 //
-// Function calls, choose, trylock and condition variables are steps this
-// package does not follow yet: Analyze fails with ErrUnsupported for a
-// program that uses them, rather than give facts that miss them. While
-// loops and await are analyzed (a loop head is not a step).
+// A choose is a step of its own that touches nothing (dependent with no
+// step). A trylock writes its mutex, taken or not. wait(cv, m) makes two
+// steps: the wait releases m and waits on cv (writing both), and the
+// wake-up locks m again and reads cv — and writes it when spurious
+// wake-ups are explored, so it counts as a write. A signal or a
+// broadcast writes cv. In the locksets, a trylock holds its mutex only
+// along the branch that tests its result right after it and finds it
+// true (`if trylock(m)`, `if !trylock(m)`, `ok := trylock(m); if ok`…);
+// elsewhere its mutex is not held (the must-hold direction). A wait
+// releases its mutex and the wake-up takes it back. While loops and
+// await are analyzed as the loops they lower to (a loop head is not a
+// step).
+//
+// Functions: a body holds the code of every function it calls (directly
+// or not: ir.Body.Funcs), each in its own frame. Each function is
+// analyzed once per body that calls it: a statement of a function's body
+// is a Statement of that body (Statement.Func names the function;
+// Copies lists one per calling body), whose steps are the events of that
+// body's threads at the function's code. A call statement has, besides
+// the steps of its own expressions, a Call step standing for every step
+// of the functions the call may reach — each once, whatever the
+// recursion, all taken as possible at every call — with their reads,
+// writes, mutexes, condition variables, spawns and joins; Interference
+// pairs a call statement with whatever those steps are dependent with
+// (the reason says "(in f)"). Variable lists a function's accesses once,
+// at the function's statements. The interval evaluation starts each
+// function's code from its own initial frame: a parameter or local is
+// unknown (an index computed from it is "a[*]"), a call's result is
+// unknown. The lockset pass enters a function with the caller's held
+// locks (so a function's accesses hold what every call holds) and, after
+// a call, keeps what the caller held less what the functions it reaches
+// may release (a lock taken in a function is not counted after it). A
+// spawn inside a function called more than once (in a loop, from two
+// calls, recursively) counts as spawning many threads.
+//
+// ErrUnsupported remains for an operation this package does not know (a
+// later addition to engine/ir): rather than give facts that miss it,
+// Analyze gives none.
 //
 // # Cost
 //

@@ -189,11 +189,12 @@ var boolVal = val{known: true, lo: 0, hi: 2}
 const noAdd = math.MinInt64
 
 // evalResult is what one pass found at a visible instruction that
-// addresses shared memory or joins: the address (or thread handle), and
-// the shared variable the address belongs to (-1 if unknown).
+// addresses shared memory or joins: each address (or thread handle: 0,
+// the word read or written, the mutex, the handle; 1, the condition
+// variable), and the shared variable it belongs to (-1 if unknown).
 type evalResult struct {
-	v    val
-	root int
+	v    [2]val
+	root [2]int
 }
 
 // pass evaluates one body's code once, in code order, for one value of
@@ -204,12 +205,18 @@ type evalResult struct {
 // writer in code order is the one that reaches. Named locals (slots below
 // localEnd) can change along any back edge, so they are never tracked:
 // they read as unknown, except just after a bounds check in the same
-// basic block, and except tid locals, which read as the pool of every
-// handle stored in any tid local of the body (a flow-insensitive union).
+// basic block, and except tid locals of the body's own code, which read
+// as the pool of every handle stored in any tid local of the body (a
+// flow-insensitive union). Each function's code starts afresh from its
+// own initial frame: its parameters and locals read as unknown (a call
+// may pass anything), its constants as what they are. What a call
+// returns, and anything else an instruction writes that the pass does not
+// compute, is unknown.
 type pass struct {
 	b   *body
 	s   *Summary
-	idx val // the thread index
+	f   *frameInfo // the frame of the region being evaluated
+	idx val        // the thread index
 	// pool holds every value stored in a tid local so far; poolIn is
 	// what reads of tid locals see in this pass.
 	pool, poolIn val
@@ -228,12 +235,12 @@ func (p *pass) read(s int32) val {
 	if p.refinedGen[s] == p.gen {
 		return p.refinedVal[s]
 	}
-	b := p.b
+	f := p.f
 	switch {
-	case s == b.indexSlot:
+	case s == f.indexSlot:
 		return p.idx
-	case s < b.localEnd:
-		if b.tidOnly[s] {
+	case s < f.localEnd:
+		if f.tidOnly[s] {
 			return p.poolIn
 		}
 		return val{}
@@ -243,9 +250,9 @@ func (p *pass) read(s int32) val {
 
 func (p *pass) write(s int32, v val, addImm int64) {
 	p.refinedGen[s] = 0
-	b := p.b
-	if s < b.localEnd || s == b.indexSlot {
-		if s < b.localEnd && b.tidCovered[s] {
+	f := p.f
+	if s < f.localEnd || s == f.indexSlot {
+		if s < f.localEnd && f.tidCovered[s] {
 			p.pool = union(p.pool, v)
 		}
 		return
@@ -271,86 +278,129 @@ func (p *pass) check(s int32, n int64) {
 	p.refinedVal[s], p.refinedGen[s] = v, p.gen
 }
 
-// run evaluates the body's code. It returns false if ctx ended.
+// run evaluates the body's code, region by region. It returns false if
+// ctx ended.
 func (p *pass) run() bool {
 	b := p.b
 	code := b.code.Code
-	frame := b.code.Frame
-	if len(p.cur) != len(frame) {
-		p.cur = make([]val, len(frame))
-		p.lastAdd = make([]int64, len(frame))
-		p.refinedVal = make([]val, len(frame))
-		p.refinedGen = make([]uint32, len(frame))
+	size := len(b.code.Frame)
+	for _, f := range b.code.Funcs {
+		size = max(size, len(f.Frame))
 	}
-	for s := range frame {
-		p.cur[s] = pointVal(frame[s])
-		p.lastAdd[s] = noAdd
-		p.refinedGen[s] = 0
+	if len(p.cur) != size {
+		p.cur = make([]val, size)
+		p.lastAdd = make([]int64, size)
+		p.refinedVal = make([]val, size)
+		p.refinedGen = make([]uint32, size)
 	}
-	p.gen = 1
-	for pc := range code {
-		if pc&4095 == 4095 && !p.s.alive() {
-			return false
+	p.gen = 0
+	for ri := range b.regions {
+		r := &b.regions[ri]
+		frame := b.code.Frame
+		if r.fn >= 0 {
+			frame = b.code.Funcs[r.fn].Frame
 		}
-		if b.isTarget[pc] {
-			p.gen++
+		p.f = &r.frame
+		for s := range p.cur {
+			p.cur[s] = val{}
+			if s < len(frame) {
+				p.cur[s] = pointVal(frame[s])
+			}
+			p.lastAdd[s] = noAdd
+			p.refinedGen[s] = 0
 		}
-		in := &code[pc]
-		switch in.Op {
-		case ir.OpMov:
-			p.write(in.A, p.read(in.B), noAdd)
-		case ir.OpAdd:
-			p.write(in.A, addVals(p.read(in.B), p.read(in.C)), noAdd)
-		case ir.OpSub:
-			p.write(in.A, subVals(p.read(in.B), p.read(in.C)), noAdd)
-		case ir.OpMul:
-			p.write(in.A, mulVals(p.read(in.B), p.read(in.C)), noAdd)
-		case ir.OpDiv:
-			p.write(in.A, divVals(p.read(in.B), p.read(in.C)), noAdd)
-		case ir.OpMod:
-			p.write(in.A, modVals(p.read(in.B), p.read(in.C)), noAdd)
-		case ir.OpNeg:
-			p.write(in.A, negVal(p.read(in.B)), noAdd)
-		case ir.OpNot, ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe:
-			p.write(in.A, boolVal, noAdd)
-		case ir.OpAddI:
-			p.write(in.A, addVals(p.read(in.B), pointVal(int64(in.C))), int64(in.C))
-		case ir.OpMulI:
-			p.write(in.A, mulConst(p.read(in.B), int64(in.C)), noAdd)
-		case ir.OpCheck:
-			p.check(in.B, int64(in.C))
-		case ir.OpLdx:
-			v := val{}
-			if in.C >= 0 && int(in.C) < len(b.tidArray) && b.tidArray[in.C] {
-				v = p.poolIn
+		p.gen++
+		for pc := r.lo; pc < r.hi; pc++ {
+			if pc&4095 == 4095 && !p.s.alive() {
+				return false
 			}
-			p.write(in.A, v, noAdd)
-		case ir.OpStx:
-			if in.C >= 0 && in.C < b.localEnd && b.tidCovered[in.C] {
-				p.pool = union(p.pool, p.read(in.A))
-			}
-		case ir.OpLoad:
-			p.record(pc, in.B)
-			p.write(in.A, val{}, noAdd)
-		case ir.OpStore, ir.OpLock, ir.OpUnlock, ir.OpJoin:
-			p.record(pc, in.B)
-		case ir.OpSpawn:
-			p.write(in.A, val{known: true, procs: []int32{in.C}}, noAdd)
+			p.step(pc, &code[pc])
 		}
 	}
 	return true
 }
 
-// record notes the value of slot s (an address or a thread handle) at
+// step evaluates the instruction at pc.
+func (p *pass) step(pc int32, in *ir.Instr) {
+	b := p.b
+	if b.isTarget[pc] {
+		p.gen++
+	}
+	switch in.Op {
+	case ir.OpMov:
+		p.write(in.A, p.read(in.B), noAdd)
+	case ir.OpAdd:
+		p.write(in.A, addVals(p.read(in.B), p.read(in.C)), noAdd)
+	case ir.OpSub:
+		p.write(in.A, subVals(p.read(in.B), p.read(in.C)), noAdd)
+	case ir.OpMul:
+		p.write(in.A, mulVals(p.read(in.B), p.read(in.C)), noAdd)
+	case ir.OpDiv:
+		p.write(in.A, divVals(p.read(in.B), p.read(in.C)), noAdd)
+	case ir.OpMod:
+		p.write(in.A, modVals(p.read(in.B), p.read(in.C)), noAdd)
+	case ir.OpNeg:
+		p.write(in.A, negVal(p.read(in.B)), noAdd)
+	case ir.OpNot, ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpTrylock:
+		if in.Op == ir.OpTrylock {
+			p.record(pc, in.B, 0)
+		}
+		p.write(in.A, boolVal, noAdd)
+	case ir.OpAddI:
+		p.write(in.A, addVals(p.read(in.B), pointVal(int64(in.C))), int64(in.C))
+	case ir.OpMulI:
+		p.write(in.A, mulConst(p.read(in.B), int64(in.C)), noAdd)
+	case ir.OpCheck:
+		p.check(in.B, int64(in.C))
+	case ir.OpLdx:
+		v := val{}
+		if in.C >= 0 && int(in.C) < len(p.f.tidArray) && p.f.tidArray[in.C] {
+			v = p.poolIn
+		}
+		p.write(in.A, v, noAdd)
+	case ir.OpStx:
+		if in.C >= 0 && in.C < p.f.localEnd && p.f.tidCovered[in.C] {
+			p.pool = union(p.pool, p.read(in.A))
+		}
+	case ir.OpLoad:
+		p.record(pc, in.B, 0)
+		p.write(in.A, val{}, noAdd)
+	case ir.OpStore, ir.OpLock, ir.OpUnlock, ir.OpJoin:
+		p.record(pc, in.B, 0)
+	case ir.OpWait, ir.OpWake:
+		p.record(pc, in.A, 0)
+		p.record(pc, in.B, 1)
+	case ir.OpSignal, ir.OpBroadcast:
+		p.record(pc, in.B, 1)
+	case ir.OpSpawn:
+		p.write(in.A, val{known: true, procs: []int32{in.C}}, noAdd)
+	case ir.OpChoose:
+		v := val{}
+		if lo, ok := p.read(in.B).point(); ok {
+			if hi, ok := p.read(in.C).point(); ok {
+				v = intervalVal(lo, hi, true)
+			}
+		}
+		p.write(in.A, v, noAdd)
+	default:
+		// Anything else that writes a slot (a call's result) leaves it
+		// unknown.
+		if in.Op.Info().A == ir.WriteSlot {
+			p.write(in.A, val{}, noAdd)
+		}
+	}
+}
+
+// record notes the value of slot s (address j, or a thread handle) at
 // the visible instruction pc.
-func (p *pass) record(pc int, s int32) {
+func (p *pass) record(pc int32, s int32, j int) {
 	k := p.b.visAt[pc]
 	if k < 0 {
 		return
 	}
 	v := p.read(s)
-	root := p.b.varOf[k]
-	if root < 0 && s >= p.b.localEnd && s != p.b.indexSlot {
+	root := p.b.varOf[k][j]
+	if root < 0 && s >= p.f.localEnd && s != p.f.indexSlot {
 		// The address of a computed access is root.Offset plus the
 		// element's offset, added last (lower.lvalue).
 		if a := p.lastAdd[s]; a != noAdd {
@@ -362,7 +412,16 @@ func (p *pass) record(pc int, s int32) {
 	if c, ok := v.point(); root < 0 && ok && c >= 0 && c < int64(len(p.s.prog.Locations)) {
 		root = p.s.prog.Locations[c].Var
 	}
-	p.out[k] = evalResult{v: v, root: root}
+	p.out[k].v[j], p.out[k].root[j] = v, root
+}
+
+// newResults makes n results that know nothing (of no variable).
+func newResults(n int) []evalResult {
+	out := make([]evalResult, n)
+	for k := range out {
+		out[k].root = [2]int{-1, -1}
+	}
+	return out
 }
 
 // maxPoolPasses bounds the passes that grow the pool of tid values; past
@@ -374,11 +433,11 @@ const maxPoolPasses = 4
 // budget allows. It returns false if ctx ended.
 func (s *Summary) evaluate(b *body) bool {
 	idx := val{}
-	if b.indexSlot >= 0 {
+	if b.regions[0].frame.indexSlot >= 0 {
 		lo, hi := b.owner.Lo, b.owner.Hi
 		idx = intervalVal(lo, hi, true)
 	}
-	p := &pass{b: b, s: s, idx: idx, out: make([]evalResult, len(b.vis))}
+	p := &pass{b: b, s: s, idx: idx, out: newResults(len(b.vis))}
 	p.poolIn = val{known: true}
 	if b.poolUnknown {
 		p.poolIn = val{}
@@ -398,7 +457,7 @@ func (s *Summary) evaluate(b *body) bool {
 	}
 	b.gen = p.out
 	n := len(b.insts)
-	if b.indexSlot < 0 || n < 2 || int64(n)*int64(len(b.code.Code)) > s.budget {
+	if b.regions[0].frame.indexSlot < 0 || n < 2 || int64(n)*int64(len(b.code.Code)) > s.budget {
 		return true
 	}
 	s.budget -= int64(n) * int64(len(b.code.Code))
@@ -406,23 +465,25 @@ func (s *Summary) evaluate(b *body) bool {
 	// the generic pass found) and the handles its joins may wait for.
 	b.rowSpans = make([][]span, n)
 	q := &pass{b: b, s: s, poolIn: p.poolIn, cur: p.cur, lastAdd: p.lastAdd,
-		refinedVal: p.refinedVal, refinedGen: p.refinedGen, out: make([]evalResult, len(b.vis))}
+		refinedVal: p.refinedVal, refinedGen: p.refinedGen, out: newResults(len(b.vis))}
 	for r, inst := range b.insts {
 		q.idx = pointVal(inst.Index)
 		if !q.run() {
 			return false
 		}
-		row := make([]span, len(b.vis))
+		row := make([]span, 2*len(b.vis))
 		for k := range b.vis {
 			switch b.vis[k].kind {
-			case Read, Write, Lock, Unlock:
-				vs, _ := s.varSpan(b.gen[k].root)
-				row[k] = clip(q.out[k].v, vs)
+			case Read, Write, Lock, Unlock, Trylock, Wait, Wake, Signal, Broadcast:
+				for j := range 2 {
+					vs, _ := s.varSpan(b.gen[k].root[j])
+					row[2*k+j] = clip(q.out[k].v[j], vs)
+				}
 			case Join:
 				if b.rowJoins == nil {
 					b.rowJoins = make(map[int][]val)
 				}
-				b.rowJoins[k] = append(b.rowJoins[k], q.out[k].v)
+				b.rowJoins[k] = append(b.rowJoins[k], q.out[k].v[0])
 			}
 		}
 		b.rowSpans[r] = row

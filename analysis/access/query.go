@@ -16,7 +16,9 @@ func (s *Summary) Statements() []*Statement { return s.stmts }
 // StatementAt returns the innermost statement with visible steps (or end
 // of a body) whose range holds pos, or nil. As analysis.Program.IdentAt
 // does, it takes a position just after a statement as inside it when no
-// statement holds it strictly.
+// statement holds it strictly. For a statement of a function's body, it
+// returns its copy in the first body (in ir.Program.Bodies order) that
+// calls the function; Copies returns them all.
 func (s *Summary) StatementAt(pos source.Pos) *Statement {
 	var best, atEnd *Statement
 	size := func(st *Statement) int { return st.Range.End.Offset - st.Range.Start.Offset }
@@ -39,10 +41,32 @@ func (s *Summary) StatementAt(pos source.Pos) *Statement {
 	return atEnd
 }
 
+// Copies returns the statements that are st in each body that runs it:
+// for a statement of a function's body, its copy in every thread or proc
+// body that calls the function (directly or not), in body order; for
+// any other statement, st alone.
+func (s *Summary) Copies(st *Statement) []*Statement {
+	if st == nil || st.Func == nil {
+		return []*Statement{st}
+	}
+	var out []*Statement
+	for _, b := range s.bodies {
+		for _, x := range b.stmts {
+			if x.Func == st.Func && x.Range == st.Range {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
 // StepAt returns the step that instruction pc of body bodyIndex (an index
 // in ir.Program.Bodies) makes, and its statement: where an event of the
-// engine comes from. It returns nils if that instruction is not a visible
-// step (or is one inside an atomic block: the block is the step).
+// engine comes from (an instruction of a function's code gives the
+// statement of the function's body, in that body). It returns nils if
+// that instruction is not a visible step (or is one inside an atomic
+// block: the block is the step). The OpCall of a call outside atomic
+// blocks gives its Call step.
 func (s *Summary) StepAt(bodyIndex, pc int) (*Statement, *Step) {
 	if bodyIndex < 0 || bodyIndex >= len(s.bodies) {
 		return nil, nil
@@ -61,7 +85,7 @@ func (s *Summary) Runs(st *Statement) bool {
 	if st == nil || st.b == nil || st.b.runs == Never {
 		return false
 	}
-	pc := len(st.b.code.Code) - 1
+	pc := int(st.b.endPC)
 	if len(st.Steps) > 0 {
 		pc = st.Steps[0].PC
 	}
@@ -77,10 +101,12 @@ type pairAcc struct {
 }
 
 // relation is how the accesses of the two statements to one location
-// (as each names it) conflict.
+// (as each names it; own through a call of a function, via) conflict.
 type relation struct {
 	own, other string
-	mutex      bool
+	via        string
+	mutex      bool // both use it as a mutex or a condition variable
+	cond       bool // a condition variable
 	ww, rw, wr bool // both write; own reads what the other writes; own writes what the other reads
 }
 
@@ -104,19 +130,24 @@ func (a *pairAcc) note(rows []bool, reason string) {
 
 func (a *pairAcc) conflict(rows []bool, r1, r2 *rec) {
 	a.addRows(rows)
+	via := ""
+	if r1.via != nil {
+		via = r1.via.Name
+	}
 	var rel *relation
 	for i := range a.rels {
-		if a.rels[i].own == r1.loc.Name && a.rels[i].other == r2.loc.Name {
+		if a.rels[i].own == r1.loc.Name && a.rels[i].other == r2.loc.Name && a.rels[i].via == via {
 			rel = &a.rels[i]
 		}
 	}
 	if rel == nil {
-		a.rels = append(a.rels, relation{own: r1.loc.Name, other: r2.loc.Name})
+		a.rels = append(a.rels, relation{own: r1.loc.Name, other: r2.loc.Name, via: via})
 		rel = &a.rels[len(a.rels)-1]
 	}
 	switch {
-	case r1.kind == Lock || r1.kind == Unlock:
+	case r1.sync:
 		rel.mutex = true
+		rel.cond = r1.loc.Var != nil && analysis.ScalarOf(r1.loc.Var.Type) == analysis.Cond
 	case r1.write() && r2.write():
 		rel.ww = true
 	case r2.write():
@@ -127,7 +158,8 @@ func (a *pairAcc) conflict(rows []bool, r1, r2 *rec) {
 }
 
 // reason says why the statements are dependent, from the queried one's
-// side: one phrase per location, the strongest conflict first.
+// side: one phrase per location, the strongest conflict first; "(in f)"
+// when the queried statement's access is a step of a function it calls.
 func (a *pairAcc) reason() string {
 	var parts []string
 	for _, rel := range a.rels {
@@ -135,19 +167,27 @@ func (a *pairAcc) reason() string {
 		if rel.other != rel.own {
 			as = " as " + rel.other
 		}
+		what := "mutex "
+		if rel.cond {
+			what = "condition variable "
+		}
+		in := ""
+		if rel.via != "" {
+			in = " (in " + rel.via + ")"
+		}
 		switch {
 		case rel.mutex && as == "":
-			parts = append(parts, "same mutex "+rel.own)
+			parts = append(parts, "same "+what+rel.own+in)
 		case rel.mutex:
-			parts = append(parts, "mutex "+rel.own+", which it uses"+as)
+			parts = append(parts, what+rel.own+in+", which it uses"+as)
 		case rel.ww && as == "":
-			parts = append(parts, "both write "+rel.own)
+			parts = append(parts, "both write "+rel.own+in)
 		case rel.ww:
-			parts = append(parts, "writes "+rel.own+", which it writes"+as)
+			parts = append(parts, "writes "+rel.own+in+", which it writes"+as)
 		case rel.rw:
-			parts = append(parts, "reads "+rel.own+", which it writes"+as)
+			parts = append(parts, "reads "+rel.own+in+", which it writes"+as)
 		default:
-			parts = append(parts, "writes "+rel.own+", which it reads"+as)
+			parts = append(parts, "writes "+rel.own+in+", which it reads"+as)
 		}
 	}
 	return strings.Join(append(parts, a.notes...), "; ")
@@ -201,10 +241,11 @@ func (s *Summary) Interference(st *Statement) []Pair {
 			acc(r2.st, false).conflict(rows, r1, r2)
 		}
 	}
-	// Joins: a join is dependent with the end of the thread it waits for.
+	// Joins: a join (or a call that may join) is dependent with the end
+	// of the thread it waits for.
 	for i := range st.Steps {
 		step := &st.Steps[i]
-		if step.Kind != Join {
+		if step.Kind != Join && step.Kind != Call {
 			continue
 		}
 		for _, ts := range step.Joins {
@@ -404,11 +445,14 @@ func (s *Summary) Variable(obj *analysis.Object) *Variable {
 	if !ok {
 		return nil
 	}
-	v := &Variable{Object: obj, Atomic: obj.Atomic, Mutex: analysis.ScalarOf(obj.Type) == analysis.Mutex}
+	scalar := analysis.ScalarOf(obj.Type)
+	v := &Variable{Object: obj, Atomic: obj.Atomic, Mutex: scalar == analysis.Mutex, Cond: scalar == analysis.Cond}
 	vs, _ := s.varSpan(vi)
 	var recs []*rec
 	for _, r := range append(slices.Clip(s.byVar[vi]), s.anyVar...) {
-		if r.live() && r.loc.hull().overlaps(vs) {
+		// A call's accesses are those of its function's statements,
+		// which are listed themselves.
+		if r.via == nil && r.gate < 0 && r.live() && r.loc.hull().overlaps(vs) {
 			recs = append(recs, r)
 		}
 	}
@@ -418,7 +462,7 @@ func (s *Summary) Variable(obj *analysis.Object) *Variable {
 	// first.
 	var lockset []int32
 	first := true
-	perWord := vs.hi-vs.lo > 1 && vs.hi-vs.lo <= maxElementLocksets && !v.Mutex
+	perWord := vs.hi-vs.lo > 1 && vs.hi-vs.lo <= maxElementLocksets && !v.Mutex && !v.Cond
 	var words [][]int32
 	var seen []bool
 	if perWord {
@@ -483,7 +527,7 @@ func (s *Summary) Variable(obj *analysis.Object) *Variable {
 			v.Writers = append(v.Writers, b.threads(rows))
 		}
 	}
-	if v.Mutex {
+	if v.Mutex || v.Cond {
 		return v
 	}
 	v.Lockset = s.wordLocs(lockset)

@@ -16,8 +16,11 @@ import (
 // feature the analysis follows: constant, thread-index and computed
 // indexes, locks of fixed and computed mutexes in branches and loops,
 // stable and unstable atomic blocks, procs spawned once or in loops,
-// handles in tid locals, joins. WEFT_ACCESS_RANDOM=N runs N models
-// instead of 40.
+// handles in tid locals, joins; and, for odd seeds, the steps of
+// language version 2: a function (recursive, with its own accesses and
+// locks) called from statements and atomic blocks, trylock in ifs,
+// choose, waits, signals and broadcasts. WEFT_ACCESS_RANDOM=N runs N
+// models instead of 40.
 func TestSoundRandom(t *testing.T) {
 	n := 40
 	if v, err := strconv.Atoi(os.Getenv("WEFT_ACCESS_RANDOM")); err == nil {
@@ -37,6 +40,11 @@ func TestSoundRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		ok := t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			for _, b := range s.bodies {
+				if !b.matched {
+					t.Errorf("the code of %s does not match its syntax", b.owner.Name)
+				}
+			}
 			checkSound(t, ld.Program, ld.Exec, s, 2000)
 			checkSymmetric(t, s)
 		})
@@ -49,7 +57,7 @@ func TestSoundRandom(t *testing.T) {
 // randomModel writes a small random model: a thread array of two, a
 // single thread, and a proc the single thread spawns.
 func randomModel(seed uint64) string {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 7))}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 7)), v2: seed%2 == 1}
 	g.line("const N = 2")
 	g.line("var a [N]int")
 	g.line("var b int")
@@ -57,6 +65,26 @@ func randomModel(seed uint64) string {
 	g.line("var g [2][N]int")
 	g.line("var m [N]mutex")
 	g.line("var l mutex")
+	if g.v2 {
+		g.line("var cv [N]cond")
+		g.line("func f(k int) int {")
+		g.inFunc = true
+		g.body("k % N", 2, false)
+		g.inFunc = false
+		g.line("    if k > 0 {")
+		g.line("        b = f(k - 1) + 1")
+		g.line("    }")
+		g.line("    return a[k %% N]")
+		g.line("}")
+		// h may be called in atomic blocks: shared accesses only.
+		g.line("func h(k int) int {")
+		g.line("    g[1][k %% N] = a[%s] + 1", []string{"k % N", "(k + 1) % N", "0"}[g.r.IntN(3)])
+		g.line("    if k > 0 {")
+		g.line("        return h(k - 1) + b")
+		g.line("    }")
+		g.line("    return g[0][k %% N]")
+		g.line("}")
+	}
 	g.line("proc p(k int) {")
 	g.body("k % N", 3, false)
 	g.line("}")
@@ -76,6 +104,8 @@ type gen struct {
 	b      strings.Builder
 	indent int
 	locals int
+	v2     bool // use the steps of language version 2
+	inFunc bool // writing f's body: no calls of f
 }
 
 func (g *gen) line(format string, args ...any) {
@@ -107,7 +137,49 @@ func (g *gen) body(own string, n int, spawner bool) {
 }
 
 func (g *gen) stmt(own string, spawner bool, depth int) {
-	switch k := g.r.IntN(12); {
+	n := 12
+	if g.v2 {
+		n = 18
+	}
+	switch k := g.r.IntN(n); {
+	case k == 12 && !g.inFunc:
+		g.line("b = f(%s)", g.index(own))
+	case k == 13:
+		mx := "m[" + g.index(own) + "]"
+		if g.r.IntN(2) == 0 {
+			mx = "l"
+		}
+		neg := g.r.IntN(2) == 0
+		if neg {
+			g.line("if !trylock(%s) {", mx)
+			g.body(own, 1, false)
+			g.line("} else {")
+		} else {
+			g.line("if trylock(%s) {", mx)
+		}
+		g.indent++
+		g.stmt(own, false, 0)
+		g.line("unlock(%s)", mx)
+		g.indent--
+		g.line("}")
+	case k == 14:
+		g.line("a[choose 0..N] = choose %d..%d", g.r.IntN(2), 2+g.r.IntN(2))
+	case k == 15:
+		op := "signal"
+		if g.r.IntN(2) == 0 {
+			op = "broadcast"
+		}
+		g.line("%s(cv[%s])", op, g.index(own))
+	case k == 16 && depth > 0:
+		g.line("lock(l)")
+		g.line("while b == %d {", g.r.IntN(2))
+		g.line("    wait(cv[%s], l)", g.index(own))
+		g.line("}")
+		g.line("unlock(l)")
+	case k == 17:
+		g.line("atomic {")
+		g.line("    g[0][%s] = h(%s) + c", g.index(own), g.index(own))
+		g.line("}")
 	case k == 0:
 		g.line("a[%s] = a[%s] + 1", g.index(own), g.index(own))
 	case k == 1:

@@ -19,17 +19,25 @@ type vis struct {
 	inner bool // a read or write inside an atomic block: part of the block's step
 
 	// From the syntax (zero when not matched):
-	rng  source.Range // the step's own range (the expression read or written…)
-	expr grammar.Expr // the place read, written or locked
-	stmt grammar.Node // the statement the lowering took the instruction from
-	srng source.Range // that statement's range as the lowering gives it (a header for loops and ifs)
+	syntax bool         // the code of its region (the body's own, or a function's) matched the syntax
+	rng    source.Range // the step's own range (the expression read or written…)
+	expr   grammar.Expr // the place read, written or locked; the mutex of a wait or wake
+	cond   grammar.Expr // the condition variable of a wait, wake, signal or broadcast
+	stmt   grammar.Node // the statement the lowering took the instruction from
+	srng   source.Range // that statement's range as the lowering gives it (a header for loops and ifs)
 }
 
 // visibles lists the visible instructions of code in code order, with
-// the reads and writes inside each atomic block right after it.
+// the reads and writes inside each atomic block right after it, and the
+// calls outside atomic blocks (not visible themselves: they stand for
+// the steps of the function).
 func visibles(code []ir.Instr) []vis {
 	var out []vis
 	for pc := 0; pc < len(code); pc++ {
+		if k, ok := v2Kind(code[pc].Op); ok {
+			out = append(out, vis{pc: int32(pc), kind: k})
+			continue
+		}
 		switch code[pc].Op {
 		case ir.OpLoad:
 			out = append(out, vis{pc: int32(pc), kind: Read})
@@ -60,6 +68,27 @@ func visibles(code []ir.Instr) []vis {
 	return out
 }
 
+// v2Kind is the step kind of an operation of language version 2.
+func v2Kind(op ir.Op) (StepKind, bool) {
+	switch op {
+	case ir.OpChoose:
+		return Choose, true
+	case ir.OpTrylock:
+		return Trylock, true
+	case ir.OpWait:
+		return Wait, true
+	case ir.OpWake:
+		return Wake, true
+	case ir.OpSignal:
+		return Signal, true
+	case ir.OpBroadcast:
+		return Broadcast, true
+	case ir.OpCall:
+		return Call, true
+	}
+	return 0, false
+}
+
 // atomicEnd returns the pc of the OpAtomicEnd that closes the atomic
 // block opening at pc: the one that continues at the next instruction
 // (a break or continue inside the block leaves it for a target further
@@ -85,6 +114,11 @@ type walker struct {
 
 func (w *walker) emit(kind StepKind, rng source.Range, expr grammar.Expr) {
 	w.out = append(w.out, vis{kind: kind, inner: w.inAtomic && kind != Atomic, rng: rng, expr: expr, stmt: w.stmt, srng: w.srng})
+}
+
+func (w *walker) emitCond(kind StepKind, rng source.Range, mutex, cond grammar.Expr) {
+	w.emit(kind, rng, mutex)
+	w.out[len(w.out)-1].cond = cond
 }
 
 func (w *walker) stmts(list []grammar.Stmt) {
@@ -169,6 +203,25 @@ func (w *walker) statement(s grammar.Stmt) {
 		w.inAtomic = true
 		w.stmts(s.Body.Stmts)
 		w.inAtomic = false
+	case *grammar.ReturnStmt:
+		w.expr(s.Result)
+	case *grammar.ExprStmt:
+		w.expr(s.X)
+	case *grammar.AwaitStmt:
+		w.expr(s.Cond)
+	case *grammar.WaitStmt:
+		// lower: the condition variable's place, then the mutex's.
+		w.place(s.Cond)
+		w.place(s.Mutex)
+		w.emitCond(Wait, grammar.Range(s), s.Mutex, s.Cond)
+		w.emitCond(Wake, grammar.Range(s), s.Mutex, s.Cond)
+	case *grammar.SignalStmt:
+		w.place(s.Cond)
+		kind := Signal
+		if s.Broadcast {
+			kind = Broadcast
+		}
+		w.emitCond(kind, grammar.Range(s), nil, s.Cond)
 	}
 }
 
@@ -236,6 +289,22 @@ func (w *walker) expr(e grammar.Expr) {
 	case *grammar.BinaryExpr:
 		w.expr(x.X)
 		w.expr(x.Y)
+	case *grammar.CallExpr:
+		for _, a := range x.Args {
+			w.expr(a)
+		}
+		if !w.inAtomic {
+			// Inside an atomic block the call is part of the block's step
+			// (its footprint holds what the function accesses).
+			w.emit(Call, grammar.Range(x), nil)
+		}
+	case *grammar.TrylockExpr:
+		w.place(x.Mutex)
+		w.emit(Trylock, grammar.Range(x), x.Mutex)
+	case *grammar.ChooseExpr:
+		w.expr(x.Lo)
+		w.expr(x.Hi)
+		w.emit(Choose, grammar.Range(x), nil)
 	}
 }
 
@@ -284,11 +353,12 @@ func unparen(e grammar.Expr) grammar.Expr {
 	}
 }
 
-// match fills in the syntax of each visible instruction of code from
-// the walk of the body's syntax. It reports false, leaving code as it is,
-// if the two do not line up (which would be a change of the lowering this
-// package has not followed): the steps then take their statements' ranges
-// from the code and their names from the locations.
+// match fills in the syntax of each visible instruction of a region of
+// code (the body's own code, or a function's) from the walk of its
+// syntax. It reports false, leaving list as it is, if the two do not line
+// up (which would be a change of the lowering this package has not
+// followed): the steps then take their statements' ranges from the code
+// and their names from the locations.
 func match(code *ir.Body, list []vis, syn []vis) bool {
 	if len(list) != len(syn) {
 		return false
@@ -302,7 +372,7 @@ func match(code *ir.Body, list []vis, syn []vis) bool {
 	for i := range list {
 		pc, kind, inner := list[i].pc, list[i].kind, list[i].inner
 		list[i] = syn[i]
-		list[i].pc, list[i].kind, list[i].inner = pc, kind, inner
+		list[i].pc, list[i].kind, list[i].inner, list[i].syntax = pc, kind, inner, true
 	}
 	return true
 }
@@ -331,7 +401,8 @@ func placeName(p *analysis.Program, e grammar.Expr) string {
 	return b.String()
 }
 
-// byIndex reports whether e depends only on constants and a thread index.
+// byIndex reports whether e depends only on constants and a thread index
+// (a choose, however constant its bounds, does not).
 func byIndex(p *analysis.Program, e grammar.Expr) bool {
 	ok := true
 	grammar.Inspect(e, func(n grammar.Node) bool {
@@ -341,7 +412,7 @@ func byIndex(p *analysis.Program, e grammar.Expr) bool {
 			if obj == nil || obj.Kind != analysis.Const && obj.Kind != analysis.ThreadIndex {
 				ok = false
 			}
-		case *grammar.IndexExpr:
+		case *grammar.IndexExpr, *grammar.ChooseExpr, *grammar.CallExpr, *grammar.TrylockExpr:
 			ok = false
 		}
 		return ok

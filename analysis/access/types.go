@@ -22,11 +22,23 @@ const (
 	Spawn                  // spawn P(…)
 	Join                   // join t
 	Atomic                 // a whole atomic block
+	// Language version 2.
+	Choose    // choose LO..HI: touches nothing
+	Trylock   // trylock(m): writes m, whether it takes it or not
+	Wait      // wait(cv, m), first step: releases m, waits on cv (writes both)
+	Wake      // wait(cv, m), second step: wakes up from cv, locks m again (writes both)
+	Signal    // signal(cv): writes cv
+	Broadcast // broadcast(cv): writes cv
+	// Call is a function call: not a step of its own but every step the
+	// function (and those it calls) may make, summed up (see Step).
+	Call
 )
 
 var stepKindNames = [...]string{
 	Read: "read", Write: "write", Lock: "lock", Unlock: "unlock",
 	Spawn: "spawn", Join: "join", Atomic: "atomic",
+	Choose: "choose", Trylock: "trylock", Wait: "wait", Wake: "wake",
+	Signal: "signal", Broadcast: "broadcast", Call: "call",
 }
 
 func (k StepKind) String() string {
@@ -80,26 +92,35 @@ func (l *Loc) rowSpan(r int) span {
 func (l Loc) String() string { return l.Name }
 
 // Step is one visible step of a statement: one instruction of the
-// lowered body.
+// lowered body; or, of kind Call, a function call standing for every step
+// the function may make.
 type Step struct {
 	Kind StepKind
 	// Range is what the step comes from: the expression read or written,
-	// the mutex of a lock, the spawn, the whole join statement or atomic
-	// block.
+	// the mutex of a lock or trylock, the spawn, the choose, the call, the
+	// whole join, wait, signal or broadcast statement or atomic block.
 	Range source.Range
 	// PC is the step's instruction in its body (ir.Body.Code): an event
-	// of the engine at this pc is this step.
+	// of the engine at this pc is this step. A Call's PC is its OpCall,
+	// which no event has: the function's steps are events at the pcs of
+	// its code in the body (the statements of the function's body, see
+	// Statement.Func).
 	PC int
 	// Reads and Writes are the words the step may read and write (for an
-	// atomic block, every access inside it).
+	// atomic block, every access inside it; for a call, every word the
+	// steps of the functions it may reach read and write).
 	Reads, Writes []Loc
-	// Mutex is the mutex of a lock or an unlock.
+	// Mutex is the mutex of a lock, an unlock, a trylock, a wait or a
+	// wake.
 	Mutex Loc
+	// Cond is the condition variable of a wait, a wake, a signal or a
+	// broadcast.
+	Cond Loc
 	// Proc is the proc a spawn starts.
 	Proc *analysis.Object
-	// Joins are the threads a join may wait for; JoinsAny says it may
-	// wait for a thread the analysis cannot name (a handle read from
-	// shared memory or passed as a parameter).
+	// Joins are the threads a join (or the joins of a call) may wait for;
+	// JoinsAny says it may wait for a thread the analysis cannot name (a
+	// handle read from shared memory or passed as a parameter).
 	Joins    []ThreadSet
 	JoinsAny bool
 	// Stable says, of an atomic block, that the words it accesses do not
@@ -107,6 +128,17 @@ type Step struct {
 	// unstable block, Reads and Writes are everything it may access, as
 	// the engine's dependence takes it.
 	Stable bool
+	// Func is the function a call calls. Sync lists the mutexes and
+	// condition variables the steps of a call may use (lock, unlock,
+	// trylock, wait, signal, broadcast), each once; Spawns the procs it
+	// may spawn.
+	Func   *analysis.Object
+	Sync   []Loc
+	Spawns []*analysis.Object
+
+	// inner are the steps a call stands for: those of the statements of
+	// every function it may reach (in the same body).
+	inner []stepRef
 }
 
 func (s *Step) String() string {
@@ -117,8 +149,12 @@ func (s *Step) String() string {
 		writeLocs(&b, " ", s.Reads)
 	case Write:
 		writeLocs(&b, " ", s.Writes)
-	case Lock, Unlock:
+	case Lock, Unlock, Trylock:
 		b.WriteString(" " + s.Mutex.Name)
+	case Wait, Wake:
+		b.WriteString(" " + s.Cond.Name + ", " + s.Mutex.Name)
+	case Signal, Broadcast:
+		b.WriteString(" " + s.Cond.Name)
 	case Spawn:
 		if s.Proc != nil {
 			b.WriteString(" " + s.Proc.Name)
@@ -142,6 +178,37 @@ func (s *Step) String() string {
 		if !s.Stable {
 			b.WriteString(" (unstable)")
 		}
+	case Call:
+		if s.Func != nil {
+			b.WriteString(" " + s.Func.Name)
+		}
+		if len(s.Reads) > 0 {
+			writeLocs(&b, " reads ", s.Reads)
+		}
+		if len(s.Writes) > 0 {
+			writeLocs(&b, " writes ", s.Writes)
+		}
+		if len(s.Sync) > 0 {
+			writeLocs(&b, " uses ", s.Sync)
+		}
+		for i, p := range s.Spawns {
+			if i == 0 {
+				b.WriteString(" spawns ")
+			} else {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.Name)
+		}
+		if len(s.Joins) > 0 || s.JoinsAny {
+			var names []string
+			for _, t := range s.Joins {
+				names = append(names, t.String())
+			}
+			if s.JoinsAny {
+				names = append(names, "any thread")
+			}
+			b.WriteString(" joins " + strings.Join(names, ", "))
+		}
 	}
 	return b.String()
 }
@@ -158,13 +225,20 @@ func writeLocs(b *strings.Builder, prefix string, locs []Loc) {
 
 // Statement is a statement of a thread or proc body that makes visible
 // steps (for a loop or an if, its header: the condition, or a for loop's
-// bounds), or the end of a body.
+// bounds), or the end of a body. A statement of a function's body is one
+// Statement per thread or proc body that calls the function (directly or
+// not): each such body holds a copy of the function's code
+// (ir.Body.Funcs), and its steps are events of that body's threads.
 type Statement struct {
 	// Range is the statement's (a header's for a loop or an if; the
 	// closing brace for the end of a body).
 	Range source.Range
-	// Owner is the thread declaration or proc whose body holds it.
+	// Owner is the thread declaration or proc whose body holds it, or
+	// whose body calls the function that holds it.
 	Owner *analysis.Object
+	// Func is the function whose body holds the statement (nil for a
+	// statement of a thread or proc body).
+	Func *analysis.Object
 	// Node is the statement (the whole loop or if for a header); nil for
 	// the end of a body, and where the analysis could not match the code
 	// to the syntax (then Steps' ranges are the statement's).
@@ -200,10 +274,14 @@ func (st *Statement) locs(of func(*Step) []Loc) []Loc {
 	return out
 }
 
-// String is "owner line:col: steps", 1-based, for tests and logs.
+// String is "owner line:col: steps", 1-based, for tests and logs
+// ("owner via f line:col: steps" for a statement of function f).
 func (st *Statement) String() string {
 	if st.Owner == nil {
 		return st.where()
+	}
+	if st.Func != nil {
+		return st.Owner.Name + " via " + st.Func.Name + " " + st.where()
 	}
 	return st.Owner.Name + " " + st.where()
 }
@@ -322,16 +400,37 @@ type VarAccess struct {
 	Step      *Step
 	Threads   ThreadSet // the threads that may make it
 	Loc       Loc
-	Kind      StepKind // Read, Write, Lock or Unlock (an atomic block's accesses are reads and writes)
-	InAtomic  bool     // inside an atomic block
+	// Kind is Read or Write for a plain access or an atomic block's
+	// (InAtomic); the step's kind for a mutex or a condition variable
+	// (Lock, Unlock, Trylock, Wait, Wake, Signal, Broadcast).
+	Kind     StepKind
+	InAtomic bool // inside an atomic block
 	// Held are the mutexes held at the access, by the static lockset
 	// pass; those whose word is not known ("m[*]") are listed but protect
 	// nothing in the Lockset.
 	Held []Loc
 }
 
+// verb says what the access does to its Loc: "reads", "locks", "waits on"…
+func (a VarAccess) verb() string {
+	cond := a.Loc.Var != nil && analysis.ScalarOf(a.Loc.Var.Type) == analysis.Cond
+	switch {
+	case a.Kind == Wait && cond:
+		return "waits on"
+	case a.Kind == Wait:
+		return "releases (waiting)"
+	case a.Kind == Wake && cond:
+		return "wakes up from"
+	case a.Kind == Wake:
+		return "locks again (woken)"
+	case a.Kind == Broadcast:
+		return "broadcasts"
+	}
+	return a.Kind.String() + "s"
+}
+
 func (a VarAccess) String() string {
-	s := a.Threads.String() + " " + a.Kind.String() + "s " + a.Loc.Name
+	s := a.Threads.String() + " " + a.verb() + " " + a.Loc.Name
 	if a.InAtomic {
 		s += " in an atomic block"
 	}
@@ -349,10 +448,14 @@ func (a VarAccess) String() string {
 type Variable struct {
 	Object *analysis.Object
 	Atomic bool // declared atomic: its accesses never race
-	Mutex  bool // a mutex (array): Accesses are its locks and unlocks
+	Mutex  bool // a mutex (array): Accesses are its locks, unlocks, trylocks and what waits do with it
+	// Cond says it is a condition variable (array): Accesses are the
+	// waits, wake-ups, signals and broadcasts on it.
+	Cond bool
 	// Readers and Writers are the threads that may read and write it
-	// (lock and unlock for a mutex), one ThreadSet per body, in
-	// declaration order.
+	// (lock, unlock, trylock, wait for a mutex; wait, wake-up, signal,
+	// broadcast for a condition variable: all count as writes), one
+	// ThreadSet per body, in declaration order.
 	Readers, Writers []ThreadSet
 	// Accesses are every step that may access it, in source order.
 	Accesses []VarAccess
@@ -390,6 +493,10 @@ func (v *Variable) String() string {
 	}
 	if v.Mutex {
 		list("locked by", v.Writers)
+		return b.String()
+	}
+	if v.Cond {
+		list("used by", v.Writers)
 		return b.String()
 	}
 	list("read by", v.Readers)
