@@ -61,9 +61,11 @@ type body struct {
 	varOf   [][2]int     // by position in vis: the shared variable of each address the syntax names, -1
 	gen     []evalResult // the pass over every instance at once, by position in vis
 	// When instances were evaluated one by one: the words of each
-	// address (2k, 2k+1 for vis k) by row, and each join's handles by
-	// position and row. Released once the steps are built.
+	// address by row (address j of vis k at rowAddr[k]+j), and each
+	// join's handles by position and row. Released once the steps are
+	// built.
 	rowSpans [][]span
+	rowAddr  []int32
 	rowJoins map[int][]val
 
 	stmts  []*Statement // in code order
@@ -501,7 +503,7 @@ func (s *Summary) build(b *body) {
 		}
 		st.Steps = append(st.Steps, step)
 	}
-	b.rowSpans, b.rowJoins, b.gen = nil, nil, nil
+	b.rowSpans, b.rowAddr, b.rowJoins, b.gen = nil, nil, nil, nil
 	n := len(code.Code)
 	b.end = &Statement{Range: code.Ranges[b.endPC], Owner: b.owner, End: true, b: b}
 	b.stmts = append(b.stmts, b.end)
@@ -704,7 +706,7 @@ func (s *Summary) loc(b *body, k, j int) Loc {
 		rows := make([]span, len(b.rowSpans))
 		same := true
 		for r := range rows {
-			rows[r] = b.rowSpans[r][2*k+j]
+			rows[r] = b.rowSpans[r][b.rowAddr[k]+int32(j)]
 			same = same && rows[r] == rows[0]
 		}
 		if same {
