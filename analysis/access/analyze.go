@@ -85,7 +85,7 @@ type body struct {
 	// that runs is in one, or in such a function).
 	callsMany  []bool
 	atomicOnly []bool
-	lockLoc   map[int32]*Loc
+	lockLoc    map[int32]*Loc
 }
 
 // region is a stretch of a body's code that runs in one frame: the
