@@ -61,9 +61,11 @@ type body struct {
 	varOf   [][2]int     // by position in vis: the shared variable of each address the syntax names, -1
 	gen     []evalResult // the pass over every instance at once, by position in vis
 	// When instances were evaluated one by one: the words of each
-	// address (2k, 2k+1 for vis k) by row, and each join's handles by
-	// position and row. Released once the steps are built.
+	// address by row (address j of vis k at rowAddr[k]+j), and each
+	// join's handles by position and row. Released once the steps are
+	// built.
 	rowSpans [][]span
+	rowAddr  []int32
 	rowJoins map[int][]val
 
 	stmts  []*Statement // in code order
@@ -78,9 +80,12 @@ type body struct {
 	// run: itself, those it calls, and so on.
 	reach [][]int32
 	// callsMany says, by function index, that the function may run more
-	// than once in a thread (a call in a loop, several calls, recursion).
-	callsMany []bool
-	lockLoc   map[int32]*Loc
+	// than once in a thread (a call in a loop, several calls, recursion);
+	// atomicOnly that it runs only inside atomic blocks (every call of it
+	// that runs is in one, or in such a function).
+	callsMany  []bool
+	atomicOnly []bool
+	lockLoc    map[int32]*Loc
 }
 
 // region is a stretch of a body's code that runs in one frame: the
@@ -501,7 +506,7 @@ func (s *Summary) build(b *body) {
 		}
 		st.Steps = append(st.Steps, step)
 	}
-	b.rowSpans, b.rowJoins, b.gen = nil, nil, nil
+	b.rowSpans, b.rowAddr, b.rowJoins, b.gen = nil, nil, nil, nil
 	n := len(code.Code)
 	b.end = &Statement{Range: code.Ranges[b.endPC], Owner: b.owner, End: true, b: b}
 	b.stmts = append(b.stmts, b.end)
@@ -649,10 +654,14 @@ func (s *Summary) atomicAccesses(b *body, k int, step *Step) {
 		return
 	}
 	for _, r := range fp.Reads {
-		step.Reads = addLoc(step.Reads, s.rangeLoc(r))
+		for _, l := range s.rangeLocs(r) {
+			step.Reads = addLoc(step.Reads, l)
+		}
 	}
 	for _, r := range fp.Writes {
-		step.Writes = addLoc(step.Writes, s.rangeLoc(r))
+		for _, l := range s.rangeLocs(r) {
+			step.Writes = addLoc(step.Writes, l)
+		}
 	}
 }
 
@@ -704,7 +713,7 @@ func (s *Summary) loc(b *body, k, j int) Loc {
 		rows := make([]span, len(b.rowSpans))
 		same := true
 		for r := range rows {
-			rows[r] = b.rowSpans[r][2*k+j]
+			rows[r] = b.rowSpans[r][b.rowAddr[k]+int32(j)]
 			same = same && rows[r] == rows[0]
 		}
 		if same {
@@ -746,25 +755,31 @@ func (s *Summary) loc(b *body, k, j int) Loc {
 	return l
 }
 
-// rangeLoc makes the Loc of a range of words from an atomic block's
-// footprint.
-func (s *Summary) rangeLoc(r ir.LocRange) Loc {
+// rangeLocs makes the Locs of a range of words from an atomic block's
+// footprint: one per shared variable it covers (lowering merges the
+// ranges of adjacent variables).
+func (s *Summary) rangeLocs(r ir.LocRange) []Loc {
 	lo, hi := max(r.Lo, 0), min(r.Hi, int32(len(s.prog.Locations)))
-	if lo >= hi {
-		return Loc{Name: "?"}
+	var out []Loc
+	for lo < hi {
+		vs, obj := s.varSpan(s.prog.Locations[lo].Var)
+		end := hi
+		if obj != nil && vs.hi > lo && vs.hi < hi {
+			end = vs.hi
+		}
+		l := Loc{Var: obj, Lo: lo, Hi: end, Exact: end-lo == 1}
+		if end > vs.hi || lo < vs.lo {
+			l.Var = nil
+		}
+		if l.Exact {
+			l.Name = s.prog.Locations[lo].Name
+		} else {
+			l.Name = wholeName(l.Var)
+		}
+		out = append(out, l)
+		lo = end
 	}
-	vi := s.prog.Locations[lo].Var
-	vs, obj := s.varSpan(vi)
-	l := Loc{Var: obj, Lo: lo, Hi: hi, Exact: hi-lo == 1}
-	if hi > vs.hi || lo < vs.lo {
-		l.Var = nil
-	}
-	if l.Exact {
-		l.Name = s.prog.Locations[lo].Name
-	} else {
-		l.Name = wholeName(l.Var)
-	}
-	return l
+	return out
 }
 
 // wholeName names any element of a variable: "c", "a[*]", "g[*][*]".
@@ -921,6 +936,37 @@ func (b *body) countCalls() {
 	for f := range nf {
 		b.callsMany[f] = count[f] == Many
 	}
+	// Which code is inside atomic blocks, then the functions called only
+	// there (a greatest fixed point: recursion inside a block stays in).
+	inAtomic := make([]bool, len(code))
+	for pc, in := range code {
+		if in.Op == ir.OpAtomic {
+			for k := pc + 1; k < atomicEnd(code, pc); k++ {
+				inAtomic[k] = true
+			}
+		}
+	}
+	b.atomicOnly = make([]bool, nf)
+	for f := range nf {
+		b.atomicOnly[f] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, r := range b.regions {
+			if r.fn >= 0 && !b.reached[r.lo] {
+				continue // never called: its calls do not run
+			}
+			for pc := r.lo; pc < r.hi; pc++ {
+				in := code[pc]
+				if in.Op != ir.OpCall || in.C < 0 || int(in.C) >= nf || !b.reached[pc] || !b.atomicOnly[in.C] {
+					continue
+				}
+				if !inAtomic[pc] && (r.fn < 0 || !b.atomicOnly[r.fn]) {
+					b.atomicOnly[in.C], changed = false, true
+				}
+			}
+		}
+	}
 }
 
 // index makes the access records, indexes them by shared variable, and
@@ -936,8 +982,12 @@ func (s *Summary) index() {
 					s.callRecs(st, i)
 					continue
 				}
+				// The steps of a function that runs only inside atomic
+				// blocks are part of those blocks' steps.
+				r := b.regionAt(int32(step.PC))
+				inBlock := r.fn >= 0 && r.fn < len(b.atomicOnly) && b.atomicOnly[r.fn]
 				forEachAccess(step, func(l *Loc, kind StepKind, write, sync, inAtomic bool) {
-					s.addRec(&rec{st: st, step: i, loc: l, kind: kind, wr: write, sync: sync, inAtomic: inAtomic,
+					s.addRec(&rec{st: st, step: i, loc: l, kind: kind, wr: write, sync: sync, inAtomic: inAtomic || inBlock,
 						v: -1, pc: int32(step.PC), gate: -1})
 				})
 				if step.Kind == Join {

@@ -196,3 +196,42 @@ thread b {
 		t.Errorf("a statement of a thread body has %d copies, want itself", len(c))
 	}
 }
+
+// TestAtomicOnlyFunction: the accesses of a function that runs only
+// inside atomic blocks are in an atomic block; those of a function also
+// called outside one are not.
+func TestAtomicOnlyFunction(t *testing.T) {
+	const src = `var x int
+var y int
+func h() int {
+    return x
+}
+func g() int {
+    return y
+}
+thread t {
+    atomic {
+        y = h() + g()
+    }
+    x = g()
+}
+`
+	ld, s := load(t, src)
+	var got []string
+	for _, name := range []string{"x", "y"} {
+		for _, a := range s.Variable(ld.Program.Lookup(name)).Accesses {
+			got = append(got, a.String())
+		}
+	}
+	want := []string{
+		"t reads x in an atomic block at 4:5",
+		"t reads x in an atomic block at 10:5",
+		"t writes x at 13:5",
+		"t reads y at 7:5",
+		"t reads y in an atomic block at 10:5",
+		"t writes y in an atomic block at 10:5",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

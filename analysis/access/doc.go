@@ -1,6 +1,6 @@
 // Package access computes the static facts about shared memory that the
-// language server's hover shows: for each statement of a thread or proc
-// body, the visible steps it makes and what they read, write, lock,
+// language server's hover shows: for each statement of a thread, proc or
+// function body, the visible steps it makes and what they read, write, lock,
 // spawn and join; which statements of other threads it is dependent with;
 // for each shared variable, which threads read and write it and under
 // which locks; for each thread or proc, its instances and what it spawns
@@ -33,16 +33,20 @@
 // the ordering of a join after the end of the thread it joins) from
 // executed steps to what statements may access: two statements of
 // different threads are dependent when some step of each may touch a
-// common word and one of them writes it (a lock or an unlock counts as a
-// write of its mutex, as in ir.Footprint), or one joins the thread whose
-// end the other is. Another instance of the same thread array, or
+// common word and one of them writes it (a lock, an unlock, a trylock, a
+// wait and a wake-up count as writes of their mutex, and a wait, a
+// wake-up, a signal and a broadcast as writes of their condition
+// variable, as in ir.Footprint), or one joins the thread whose end the
+// other is. Another instance of the same thread array, or
 // another spawned thread running the same proc, is another thread. An
 // atomic block whose accesses depend on what it reads (not
 // ir.AtomicFootprint.Stable) is taken with everything it may access, as
 // the engine takes it. The result is a sound over-approximation: every
 // dependent pair of steps of different threads in some execution belongs
-// to statements that Interference reports for each other (the tests
-// check it against the engine's explorations). A step that stops an
+// to statements that Interference reports for each other, and so do the
+// call statements that stand for a function's steps (the tests check it
+// against the engine's explorations, with and without spurious
+// wake-ups). A step that stops an
 // execution (a failed assertion, a runtime error) is dependent with every
 // step of every thread; Interference does not list those pairs.
 //

@@ -415,6 +415,21 @@ func (p *pass) record(pc int32, s int32, j int) {
 	p.out[k].v[j], p.out[k].root[j] = v, root
 }
 
+// addrs says which addresses a step of the kind has: j in [first,
+// first+count), 0 the word read or written or the mutex, 1 the condition
+// variable.
+func addrs(kind StepKind) (first, count int) {
+	switch kind {
+	case Read, Write, Lock, Unlock, Trylock:
+		return 0, 1
+	case Signal, Broadcast:
+		return 1, 1
+	case Wait, Wake:
+		return 0, 2
+	}
+	return 0, 0
+}
+
 // newResults makes n results that know nothing (of no variable).
 func newResults(n int) []evalResult {
 	out := make([]evalResult, n)
@@ -464,6 +479,14 @@ func (s *Summary) evaluate(b *body) bool {
 	// Each row keeps the words of its accesses (clipped to the variable
 	// the generic pass found) and the handles its joins may wait for.
 	b.rowSpans = make([][]span, n)
+	// Where each step's addresses are in a row (see addrs).
+	b.rowAddr = make([]int32, len(b.vis))
+	total := int32(0)
+	for k := range b.vis {
+		first, count := addrs(b.vis[k].kind)
+		b.rowAddr[k] = total - int32(first)
+		total += int32(count)
+	}
 	q := &pass{b: b, s: s, poolIn: p.poolIn, cur: p.cur, lastAdd: p.lastAdd,
 		refinedVal: p.refinedVal, refinedGen: p.refinedGen, out: newResults(len(b.vis))}
 	for r, inst := range b.insts {
@@ -471,14 +494,14 @@ func (s *Summary) evaluate(b *body) bool {
 		if !q.run() {
 			return false
 		}
-		row := make([]span, 2*len(b.vis))
+		row := make([]span, total)
 		for k := range b.vis {
+			first, count := addrs(b.vis[k].kind)
+			for j := first; j < first+count; j++ {
+				vs, _ := s.varSpan(b.gen[k].root[j])
+				row[b.rowAddr[k]+int32(j)] = clip(q.out[k].v[j], vs)
+			}
 			switch b.vis[k].kind {
-			case Read, Write, Lock, Unlock, Trylock, Wait, Wake, Signal, Broadcast:
-				for j := range 2 {
-					vs, _ := s.varSpan(b.gen[k].root[j])
-					row[2*k+j] = clip(q.out[k].v[j], vs)
-				}
 			case Join:
 				if b.rowJoins == nil {
 					b.rowJoins = make(map[int][]val)
