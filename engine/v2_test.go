@@ -274,3 +274,62 @@ func TestV2StepStates(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitInFunctionTrace: the trace words of a wait made inside a
+// function name its mutex from the step itself; they were read from the
+// thread's frame when the trace was built, by then another function's,
+// and indexed out of range (found by the access analysis' soundness run
+// with spurious wake-ups).
+func TestWaitInFunctionTrace(t *testing.T) {
+	src := `var m mutex
+var cv cond
+var count int
+var out [2]int
+func arrive(k int) {
+    lock(m)
+    count++
+    if count == 2 {
+        broadcast(cv)
+    }
+    while count < 2 {
+        wait(cv, m)
+    }
+    out[k] = count
+    unlock(m)
+}
+proc w() {
+    arrive(1)
+}
+func start() tid {
+    var h tid = spawn w()
+    return h
+}
+thread main {
+    var h tid = start()
+    arrive(0)
+    join h
+    assert out[1] == 3
+}
+`
+	prog := load(t, "wait in a function", src)
+	for _, algo := range []engine.Algorithm{engine.DFS, engine.SDPOR} {
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: 60, SpuriousWakeups: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, b := range res.Bugs {
+			for _, st := range b.Trace {
+				if strings.HasPrefix(st.Op, "wait(") {
+					found = true
+					if st.Op != "wait(cv, m)" {
+						t.Errorf("%s: %q, want wait(cv, m)", algo, st.Op)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no trace with a wait among %d bugs", algo, len(res.Bugs))
+		}
+	}
+}

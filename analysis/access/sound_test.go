@@ -673,13 +673,6 @@ func checkSound(t *testing.T, checked *analysis.Program, prog *ir.Program, s *Su
 		opts.MaxExecutions = min(maxExecutions, 3000)
 		crash, err := explore(prog, opts)
 		switch {
-		case crash != nil && waitInFunction(prog):
-			// A known engine bug, not this package's: every such
-			// exploration ends executions at the step bound, and the
-			// trace of one may panic.
-			t.Skipf("spurious wake-ups not fully explored: the engine panicked (%v); a wait inside a function makes "+
-				"engine/interp.describeSync read the mutex from the thread's current frame, not the wait's "+
-				"(weft check --algo dfs --spurious-wakeups --max-steps 60 crashes the same way)", crash)
 		case crash != nil:
 			t.Fatalf("the engine panicked: %v", crash)
 		case err != nil:
@@ -693,21 +686,6 @@ func explore(prog *ir.Program, opts engine.Options) (crash any, err error) {
 	defer func() { crash = recover() }()
 	_, err = engine.Explore(context.Background(), prog, opts)
 	return nil, err
-}
-
-// waitInFunction reports whether some function of prog waits on a
-// condition variable.
-func waitInFunction(prog *ir.Program) bool {
-	for _, b := range prog.Bodies {
-		for _, f := range b.Funcs {
-			for _, in := range b.Code[f.Entry:f.End] {
-				if in.Op == ir.OpWait {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // usesCond reports whether some body of prog waits on a condition

@@ -25,11 +25,14 @@ func describeSync(prog *ir.Program, m *Machine, ev *Event, name func(int32) stri
 		}
 		return "trylock(" + name(ev.Loc) + ") = " + strconv.FormatBool(ev.Value != 0)
 	case EvWait:
+		// The mutex is in the step's accesses: the thread's frame now may
+		// be another function's (a wait made inside a call).
 		mx := "?"
-		if th := threadOf(m, ev); th != nil && int(ev.PC) < len(th.Body.Code) {
-			mx = name(int32(th.Frame[th.Body.Code[ev.PC].A]))
-		} else if len(ev.Acc) > 0 {
-			mx = name(ev.Acc[0].Loc)
+		for _, a := range ev.Acc {
+			if a.Loc != ev.Loc && int(a.Loc) < len(prog.Locations) && prog.Locations[a.Loc].Mutex {
+				mx = name(a.Loc)
+				break
+			}
 		}
 		return "wait(" + name(ev.Loc) + ", " + mx + ")"
 	case EvWake:
