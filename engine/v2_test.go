@@ -171,18 +171,7 @@ func TestSpuriousWakeups(t *testing.T) {
 // TestChooseExplored: every value of a choose is explored, in a trace of
 // its own, and a bug found at one value replays to it (Bug.Choices).
 func TestChooseExplored(t *testing.T) {
-	p := irtest.New()
-	x := p.Var("x", irtest.Atomic, 0)
-	a := p.Thread("a")
-	v := a.Local("v")
-	a.Choose(v, 0, 4)
-	a.Store(x, v)
-	b := p.Thread("b")
-	r, ok := b.Temp(), b.Temp()
-	b.Load(r, x)
-	b.Op(ir.OpNe, ok, r, b.Const(3))
-	b.Assert(ok, "x is not 3")
-	prog := p.MustBuild()
+	prog := chooseProgram()
 	compareModes(t, "choose", prog, "choose")
 	for _, algo := range []engine.Algorithm{engine.DFS, engine.SDPOR} {
 		res := exploreProg(t, prog, engine.Options{Algorithm: algo})
@@ -332,4 +321,22 @@ thread main {
 			t.Errorf("%s: no trace with a wait among %d bugs", algo, len(res.Bugs))
 		}
 	}
+}
+
+// chooseProgram: a chooses v in 0..4 and writes it to x; b asserts x is
+// not 3 (a bug at one value only).
+func chooseProgram() *engine.Program {
+	p := irtest.New()
+	x := p.Var("x", irtest.Atomic, 0)
+	a := p.Thread("a")
+	v := a.Local("v")
+	a.Choose(v, 0, 4)
+	a.Store(x, v)
+	b := p.Thread("b")
+	r, ok := b.Temp(), b.Temp()
+	b.Load(r, x)
+	b.Op(ir.OpNe, ok, r, b.Const(3))
+	b.Assert(ok, "x is not 3")
+	prog := p.MustBuild()
+	return prog
 }

@@ -97,30 +97,11 @@ func genV2(seed int64) (*engine.Program, string, bool) {
 			case 11:
 				// while x0 + x1 == 0 { i++ }, reading both in an atomic
 				// block, with an iteration counter nobody reads.
-				top, i, w := fmt.Sprint("sp", b.PC()), b.Temp(), b.Temp()
-				b.Label(top)
-				b.LoopHead(false)
-				b.AtomicBlock(func() {
-					b.Load(v, x)
-					b.Load(w, x+1)
-				})
-				b.Op(ir.OpAdd, v, v, w)
-				b.AddI(i, i, 1)
-				b.Jz(top, v)
+				spinOnSum(b, v, x)
 				fmt.Fprintf(&desc, "  while atomic{x0 + x1} == 0 { i++ }\n")
 			case 12:
 				// two tries: n = 0; while x == 0 && n < 2 { n++ }
-				top, out, n := fmt.Sprint("tr", b.PC()), fmt.Sprint("tro", b.PC()), b.Temp()
-				b.Set(n, 0)
-				b.Label(top)
-				b.LoopHead(false)
-				b.Load(v, xi)
-				b.Jnz(out, v)
-				b.Op(ir.OpLt, ok, n, b.Const(2))
-				b.Jz(out, ok)
-				b.AddI(n, n, 1)
-				b.Jmp(top)
-				b.Label(out)
+				twoTries(b, v, ok, xi)
 				fmt.Fprintf(&desc, "  n = 0; while x%d == 0 && n < 2 { n++ }\n", xi-x)
 			case 13:
 				b.Broadcast(cv + k)
@@ -162,4 +143,36 @@ func TestV2Random(t *testing.T) {
 	if compared < int(n)/2 {
 		t.Errorf("only %d of %d programs compared", compared, n)
 	}
+}
+
+// spinOnSum writes `while x0 + x1 == 0 { i++ }` (x0 at x, x1 at x+1),
+// both read in one atomic block, with an iteration counter nobody reads:
+// a spin that waits.
+func spinOnSum(b *irtest.Body, v, x int32) {
+	top, i, w := fmt.Sprint("sp", b.PC()), b.Temp(), b.Temp()
+	b.Label(top)
+	b.LoopHead(false)
+	b.AtomicBlock(func() {
+		b.Load(v, x)
+		b.Load(w, x+1)
+	})
+	b.Op(ir.OpAdd, v, v, w)
+	b.AddI(i, i, 1)
+	b.Jz(top, v)
+}
+
+// twoTries writes `n = 0; while x == 0 && n < 2 { n++ }` on the location
+// xi: a loop whose counter the condition reads, so it never waits.
+func twoTries(b *irtest.Body, v, ok, xi int32) {
+	top, out, n := fmt.Sprint("tr", b.PC()), fmt.Sprint("tro", b.PC()), b.Temp()
+	b.Set(n, 0)
+	b.Label(top)
+	b.LoopHead(false)
+	b.Load(v, xi)
+	b.Jnz(out, v)
+	b.Op(ir.OpLt, ok, n, b.Const(2))
+	b.Jz(out, ok)
+	b.AddI(n, n, 1)
+	b.Jmp(top)
+	b.Label(out)
 }

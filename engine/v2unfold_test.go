@@ -86,30 +86,11 @@ func genUnfold(seed int64) (*engine.Program, string) {
 			case 8:
 				// while x0 + x1 == 0 { i++ }, reading both in an atomic
 				// block, with an iteration counter nobody reads.
-				top, i, w := fmt.Sprint("sp", b.PC()), b.Temp(), b.Temp()
-				b.Label(top)
-				b.LoopHead(false)
-				b.AtomicBlock(func() {
-					b.Load(v, x)
-					b.Load(w, x+1)
-				})
-				b.Op(ir.OpAdd, v, v, w)
-				b.AddI(i, i, 1)
-				b.Jz(top, v)
+				spinOnSum(b, v, x)
 				fmt.Fprintf(&desc, "  while atomic{x0 + x1} == 0 { i++ }\n")
 			case 9:
 				// two tries: n = 0; while x == 0 && n < 2 { n++ }
-				top, out, n := fmt.Sprint("tr", b.PC()), fmt.Sprint("tro", b.PC()), b.Temp()
-				b.Set(n, 0)
-				b.Label(top)
-				b.LoopHead(false)
-				b.Load(v, xi)
-				b.Jnz(out, v)
-				b.Op(ir.OpLt, ok, n, b.Const(2))
-				b.Jz(out, ok)
-				b.AddI(n, n, 1)
-				b.Jmp(top)
-				b.Label(out)
+				twoTries(b, v, ok, xi)
 				fmt.Fprintf(&desc, "  n = 0; while x%d == 0 && n < 2 { n++ }\n", k)
 			case 10:
 				// Look at a plain word under the mutex, twice at most (the
@@ -227,18 +208,7 @@ func TestUnfoldingV2Random(t *testing.T) {
 // TestChooseEveryMode: the choose program of TestChooseExplored in every
 // unfolding mode against dfs; a bug found at one value replays to it.
 func TestChooseEveryMode(t *testing.T) {
-	p := irtest.New()
-	x := p.Var("x", irtest.Atomic, 0)
-	a := p.Thread("a")
-	v := a.Local("v")
-	a.Choose(v, 0, 4)
-	a.Store(x, v)
-	b := p.Thread("b")
-	r, ok := b.Temp(), b.Temp()
-	b.Load(r, x)
-	b.Op(ir.OpNe, ok, r, b.Const(3))
-	b.Assert(ok, "x is not 3")
-	prog := p.MustBuild()
+	prog := chooseProgram()
 	compareQPOR(t, "choose", prog, "choose")
 	for _, mode := range qporModes {
 		res := exploreK(t, prog, mode.algo, mode.k, mode.prune).res
