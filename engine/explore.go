@@ -21,6 +21,7 @@ type (
 	Bug       = driver.Bug
 	RaceSide  = driver.RaceSide
 	TraceStep = driver.TraceStep
+	IndepStat = driver.IndepStat
 	// ReplayOptions are what a replay needs besides the schedule (see
 	// Bug.ReplayOptions).
 	ReplayOptions = driver.ReplayOptions
@@ -29,6 +30,7 @@ type (
 const (
 	DFS     = driver.DFS
 	SDPOR   = driver.SDPOR
+	CDPOR   = driver.CDPOR
 	QPOR    = driver.QPOR
 	Optimal = driver.Optimal
 

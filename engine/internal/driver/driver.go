@@ -31,6 +31,10 @@ const (
 	DFS Algorithm = "dfs"
 	// SDPOR is Source-DPOR with sleep sets (Abdulla et al.).
 	SDPOR Algorithm = "sdpor"
+	// CDPOR is Constrained DPOR (Albert et al.): SDPOR that takes two
+	// steps as independent where an independence constraint holds
+	// (Options.Constraints).
+	CDPOR Algorithm = "cdpor"
 	// QPOR is unfolding-based POR with k-partial alternatives (Nguyen et
 	// al., CAV'18); Options.K is k.
 	QPOR Algorithm = "qpor"
@@ -48,7 +52,10 @@ const DefaultMaxSteps = 100_000
 // Options configure an exploration. The zero value explores with SDPOR
 // and default bounds until done or until the context ends.
 type Options struct {
-	Algorithm     Algorithm
+	Algorithm Algorithm
+	// Constraints are the independence constraints CDPOR uses beside its
+	// own (nil: its own only); the other modes ignore them.
+	Constraints   *ir.Constraints
 	MaxSteps      int   // visible steps per execution before a step-bound bug (default DefaultMaxSteps)
 	MaxExecutions int64 // stop after this many executions, spin-blocked ones included (0: no limit)
 	MaxBugs       int   // stop once this many distinct bugs are found (0: no limit); Stopped is StoppedMaxBugs
@@ -139,6 +146,21 @@ type Result struct {
 	// where it is known.
 	Anomalies    int64
 	FirstAnomaly string
+
+	// Independence counts, for CDPOR, how often a condition under which
+	// two dependent steps commute was evaluated for a pair of sites, and
+	// how often it held (sorted by pair, then Origin and Text).
+	Independence []IndepStat
+}
+
+// IndepStat counts the evaluations of one independence condition of a
+// pair of sites: Checked times in the states where the two steps were
+// adjacent, Held times true there. Origin and Text are the constraint's
+// (ir.Constraint), or the engine's own "same-value" conditions.
+type IndepStat struct {
+	Pair          [2]ir.Site
+	Origin, Text  string
+	Checked, Held int64
 }
 
 // Anomaly records an Anomaly described by what.
