@@ -65,6 +65,10 @@ type outcome struct {
 	// traces holds the Foata normal forms of the executions that did not
 	// end in a stop (collected only when asked for).
 	traces map[string]bool
+	// finals holds the final shared memory of the executions that did not
+	// end in a stop (collected with traces): CDPOR, which merges traces
+	// whose order only conditionally matters, must reach each of them.
+	finals map[string]bool
 	// nonStopped counts the executions whose last event is not a stop
 	// (they ended normally, in a deadlock, or at the step bound); stops
 	// those that ended in a stop (assertion, assume, runtime error, local
@@ -86,7 +90,7 @@ func explore(t testing.TB, prog *engine.Program, algo engine.Algorithm, traces b
 // counts those whose last event is a failed assume.
 func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces bool) outcome {
 	t.Helper()
-	out := outcome{traces: make(map[string]bool)}
+	out := outcome{traces: make(map[string]bool), finals: make(map[string]bool)}
 	var fw foataWriter
 	opts.OnExecution = func(events []engine.Event, m *engine.Machine) {
 		last := engine.NoStop
@@ -100,6 +104,7 @@ func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces
 				if form := fw.form(events, m); !out.traces[string(form)] {
 					out.traces[string(form)] = true
 				}
+				out.finals[fmt.Sprint(m.Mem)] = true
 			}
 		case engine.StopAssume:
 			out.assumeEnded++
@@ -110,7 +115,7 @@ func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces
 	}
 	opts.OnRestart = func() {
 		// The executions of the coarse exploration do not count.
-		out = outcome{traces: make(map[string]bool), restarts: out.restarts + 1}
+		out = outcome{traces: make(map[string]bool), finals: make(map[string]bool), restarts: out.restarts + 1}
 	}
 	res, err := engine.Explore(context.Background(), prog, opts)
 	if err != nil {
@@ -549,7 +554,59 @@ func compareModesWithin(t *testing.T, name string, prog *engine.Program, src str
 	t.Helper()
 	ref := dfsReference(t, prog, src, budget)
 	checkReproduce(t, name, "dfs", prog, ref.res)
-	checkAgainstDFS(t, name, "sdpor", prog, src, ref, explore(t, prog, engine.SDPOR, true))
+	sd := explore(t, prog, engine.SDPOR, true)
+	checkAgainstDFS(t, name, "sdpor", prog, src, ref, sd)
+	checkCDPOR(t, name, prog, src, engine.Options{}, ref, sd)
+}
+
+// checkCDPOR explores prog with CDPOR (opts otherwise) and checks it
+// against dfs's reference and sdpor's outcome: the same bugs as dfs
+// (under the step bound, checkBugsUnderStepBound's rule), every final
+// state of dfs's executions that did not stop reached, and no more such
+// executions than sdpor (CDPOR may merge traces, never split them).
+func checkCDPOR(t *testing.T, name string, prog *engine.Program, src string, opts engine.Options, ref, sd outcome) {
+	t.Helper()
+	opts.Algorithm = engine.CDPOR
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = maxSteps(prog)
+	}
+	got := exploreWith(t, prog, opts, true)
+	defer checkReproduce(t, name, "cdpor", prog, got.res)
+	if hitStepBound(ref.res) {
+		checkBugsUnderStepBound(t, name, "cdpor", src, ref.res, got.res)
+		return
+	}
+	// Data races: every pair dfs reports, and maybe more (see
+	// clocks.FullRaceWalk), each of which reproduces (checkReproduce).
+	split := func(keys []string) (races, others map[string]bool) {
+		races, others = map[string]bool{}, map[string]bool{}
+		for _, k := range keys {
+			if strings.HasPrefix(k, string(engine.BugDataRace)+"@") {
+				races[k] = true
+			} else {
+				others[k] = true
+			}
+		}
+		return races, others
+	}
+	refRaces, refOthers := split(bugKeys(ref.res))
+	gotRaces, gotOthers := split(bugKeys(got.res))
+	if missing, extra := diffSets(refOthers, gotOthers); len(missing)+len(extra) > 0 {
+		t.Errorf("%s: bugs differ: cdpor misses %v, has more %v\nprogram:\n%s", name, missing, extra, src)
+	}
+	if missing, _ := diffSets(refRaces, gotRaces); len(missing) > 0 {
+		t.Errorf("%s: cdpor misses dfs's data races %v\nprogram:\n%s", name, missing, src)
+	}
+	if missing, extra := diffSets(ref.finals, got.finals); len(missing)+len(extra) > 0 {
+		t.Errorf("%s: cdpor's executions end in %d final states, dfs's in %d: %d missing, %d not dfs's (first missing %q)\n%s",
+			name, len(got.finals), len(ref.finals), len(missing), len(extra), first(missing), src)
+	}
+	if sd.res != nil && sd.res.Complete && got.nonStopped > sd.nonStopped {
+		t.Errorf("%s: cdpor explored %d executions that did not stop, sdpor %d\n%s", name, got.nonStopped, sd.nonStopped, src)
+	}
+	if (ref.assumeEnded > 0) != (got.assumeEnded > 0) {
+		t.Errorf("%s: dfs has %d executions ended by a failed assume, cdpor %d\n%s", name, ref.assumeEnded, got.assumeEnded, src)
+	}
 }
 
 // knownCase is a program with its number of Mazurkiewicz traces (0:

@@ -67,7 +67,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	switch opts.Algorithm {
 	case "":
 		opts.Algorithm = SDPOR
-	case DFS, SDPOR, QPOR, Optimal:
+	case DFS, SDPOR, CDPOR, QPOR, Optimal:
 	default:
 		return nil, fmt.Errorf("unknown algorithm %q (want one of %v)", opts.Algorithm, Algorithms)
 	}

@@ -31,7 +31,7 @@ type feature struct {
 // condition variable only when spurious).
 var features = []feature{
 	{"spurious wake-ups", true, []ir.Op{ir.OpWake},
-		func(o *Options) bool { return o.SpuriousWakeups }, []Algorithm{DFS, SDPOR}},
+		func(o *Options) bool { return o.SpuriousWakeups }, []Algorithm{DFS, SDPOR, CDPOR}},
 }
 
 // UnsupportedError is Explore's refusal of a program that uses a feature

@@ -52,6 +52,7 @@ func Reproduce(prog *Program, bug *Bug) error {
 		}
 	case BugDataRace:
 		c := clocks.ForProgram(len(prog.Threads), prog.Locations)
+		c.FullRaceWalk = true // any earlier access in a race with the last step will do
 		found := false
 		for i := range events {
 			c.Push(&events[i], len(m.Threads), nil)

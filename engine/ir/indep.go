@@ -83,6 +83,14 @@ type Constraints struct {
 	// or any thread it spawns (transitively) may write from there on,
 	// that step included. A site missing from the map may write anything.
 	Writes map[Site][]LocRange
+	// RaceFree says that no shared word is ever accessed outside atomic
+	// code unless it is an atomic variable: no data race can exist. Only
+	// then may steps that synchronise (atomic blocks, accesses of atomic
+	// variables) be taken as independent: their order decides which
+	// write an atomic read synchronises with, and so which plain accesses
+	// happen before which, and a data race that only one order shows
+	// would be lost with the other order.
+	RaceFree bool
 }
 
 // Add records that steps at a and b commute when c holds, under both
@@ -113,16 +121,22 @@ func (e CExpr) swapSides() CExpr {
 	return e
 }
 
-// Eval evaluates e with shared memory mem and the frames of the two
-// sides. ok is false when e cannot be evaluated (an index out of range, a
-// slot outside its frame, a malformed expression): the constraint is
-// then taken not to hold.
-func (e *CExpr) Eval(mem []int64, frames [2][]int64) (v int64, ok bool) {
+// CState is the state a constraint is evaluated in: a shared word's
+// value, and a slot of a side's frame (ok false: none such).
+type CState interface {
+	Shared(loc int32) (v int64, ok bool)
+	Local(side uint8, slot int32) (v int64, ok bool)
+}
+
+// Eval evaluates e in st. ok is false when e cannot be evaluated (an
+// index out of range, a slot outside its frame, a malformed expression):
+// the constraint is then taken not to hold.
+func (e *CExpr) Eval(st CState) (v int64, ok bool) {
 	arg := func(i int) (int64, bool) {
 		if i >= len(e.Args) {
 			return 0, false
 		}
-		return e.Args[i].Eval(mem, frames)
+		return e.Args[i].Eval(st)
 	}
 	b := func(c bool) int64 {
 		if c {
@@ -134,10 +148,10 @@ func (e *CExpr) Eval(mem []int64, frames [2][]int64) (v int64, ok bool) {
 	case CConst:
 		return e.Value, true
 	case CLocal:
-		if e.Side > 1 || e.Slot < 0 || int(e.Slot) >= len(frames[e.Side]) {
+		if e.Side > 1 || e.Slot < 0 {
 			return 0, false
 		}
-		return frames[e.Side][e.Slot], true
+		return st.Local(e.Side, e.Slot)
 	case CShared:
 		at := int64(e.Loc)
 		if e.Len > 0 {
@@ -147,10 +161,10 @@ func (e *CExpr) Eval(mem []int64, frames [2][]int64) (v int64, ok bool) {
 			}
 			at += i
 		}
-		if at < 0 || at >= int64(len(mem)) {
+		if at < 0 || at > 1<<31-1 {
 			return 0, false
 		}
-		return mem[at], true
+		return st.Shared(int32(at))
 	case CNeg, CNot:
 		x, ok := arg(0)
 		if e.Op == CNeg {
@@ -197,7 +211,7 @@ func (e *CExpr) Eval(mem []int64, frames [2][]int64) (v int64, ok bool) {
 }
 
 // Holds reports whether the constraint's condition evaluates to true.
-func (c *Constraint) Holds(mem []int64, frames [2][]int64) bool {
-	v, ok := c.Cond.Eval(mem, frames)
+func (c *Constraint) Holds(st CState) bool {
+	v, ok := c.Cond.Eval(st)
 	return ok && v != 0
 }

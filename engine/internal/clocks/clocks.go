@@ -130,6 +130,15 @@ type Clocks struct {
 	// dependence clock already holds the releasing event's.
 	Atomic []bool
 
+	// Cond, when set (CDPOR), lets the dependence clocks leave out pairs
+	// of conflicting events that commute in the state where they are
+	// adjacent (see "Conditional dependence"). Set before the first Push.
+	Cond CondOracle
+	// FullRaceWalk makes DataRaces report every earlier access in a data
+	// race with the new one, not only those after the latest ordered
+	// write (CDPOR sets it; see DataRaces).
+	FullRaceWalk bool
+
 	evs []evRec
 
 	lastEv []int32 // per thread: its latest event, or -1
@@ -149,6 +158,14 @@ type Clocks struct {
 	curIdx   int32   // index in its thread of the access being recorded
 
 	hops int64 // access records looked at by the walks (tests check it is linear)
+
+	// Conditional dependence (Cond set): the events each event's
+	// accesses joined (its races are among them), on a stack, and
+	// scratch for the candidates.
+	cjoined  []int32
+	cands    []condCand
+	curFull  bool // the records being added cover every earlier conflicting access of their location
+	condDone bool // the dependences of the event being pushed are joined already (condDeps)
 }
 
 // evRec is what Clocks keeps per event.
@@ -160,6 +177,7 @@ type evRec struct {
 	accLo   int32 // its first access record
 	spawned int32 // the thread it spawned, or -1
 	nodeLo  int32 // the arena's size before its nodes (words)
+	cjLo    int32 // with Cond: its first entry in cjoined
 	dep     Clock
 	sync    Clock
 }
@@ -211,6 +229,7 @@ type accRec struct {
 	tail   bool  // made in the step's tail (coarse mode): for data races only
 	inDep  bool  // on the dependence chain
 	inRace bool  // on the race chain
+	full   bool  // with Cond: its event happens after every earlier conflicting access of the location (see "Conditional dependence")
 	wfirst int32 // for a write on the race chain (see above)
 	dep    links
 	race   links
@@ -589,6 +608,12 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 	// Then the accesses, and the dependences they bring; atomic reads
 	// acquire.
 	c.curPC, c.curIdx = ev.PC, ev.Index
+	c.evs[d].cjLo = int32(len(c.cjoined))
+	c.curFull = true
+	if c.Cond != nil && (kind == ir.EvRead || kind == ir.EvWrite || kind == ir.EvAtomic) {
+		c.curFull = c.condDeps(d, kind, ev, may, &dep)
+		c.condDone = true
+	}
 	switch kind {
 	case ir.EvRead:
 		if c.isAtomic(ev.Loc) {
@@ -617,6 +642,7 @@ func (c *Clocks) Push(ev *interp.Event, numThreads int, may []ir.Access) {
 			c.access(d, a.Loc, kindOf(a), true, true, &dep)
 		}
 	}
+	c.condDone, c.curFull = false, true
 	// A tail is invisible to dependence: only data races look at it.
 	for j := range ev.Tail {
 		a := &ev.Tail[j]
@@ -655,7 +681,7 @@ func (c *Clocks) acquire(d, loc int32, sync *Clock) {
 // access joins into dep the clocks of the accesses that the new access
 // depends on, and records it.
 func (c *Clocks) access(d, loc int32, k accKind, atomic, may bool, dep *Clock) {
-	if !c.NoDep {
+	if !c.NoDep && !c.condDone {
 		h := c.depHead[loc]
 		if h >= 0 && c.accs[h].ev == d {
 			h = c.accs[h].dep.out // an earlier access of the same atomic step
@@ -704,6 +730,7 @@ func (c *Clocks) addAcc(d, loc int32, k accKind, atomic, may, tail bool) {
 	r := &c.accs[i]
 	r.ev, r.loc, r.pc, r.idx = d, loc, c.curPC, c.curIdx
 	r.kind, r.atomic, r.may, r.tail = k, atomic, may, tail
+	r.full = c.curFull
 	r.inDep = !tail && (!c.NoDep || k >= accLock)
 	if r.inDep {
 		if k >= accLock {
@@ -768,6 +795,7 @@ func (c *Clocks) Pop() {
 		}
 	}
 	c.accs = c.accs[:e.accLo]
+	c.cjoined = c.cjoined[:e.cjLo]
 	c.lastEv[e.thread] = e.prevTh
 	if e.spawned >= 0 {
 		c.baseEv[e.spawned] = -1
@@ -793,6 +821,10 @@ func (c *Clocks) Races(d int32, ev *interp.Event, out []int32) []int32 {
 	lo := len(out)
 	switch ev.Kind {
 	case ir.EvRead, ir.EvWrite, ir.EvAtomic:
+		if c.Cond != nil {
+			out = c.condRaces(d, t, base, out, lo)
+			break
+		}
 		for i := c.evs[d].accLo; i < int32(len(c.accs)); i++ {
 			r := &c.accs[i]
 			if r.tail {
@@ -889,7 +921,11 @@ func appendUnique(out []int32, lo int, e int32) []int32 {
 // latest write that is ordered before d's access (the earlier ones are
 // ordered before that write, or in a race with it, reported then). Of a
 // run of reads by one thread at one pc only the latest is reported: the
-// others make the same pair of source ranges.
+// others make the same pair of source ranges. With FullRaceWalk (CDPOR)
+// the walks go on to the start of each location's chain: CDPOR explores one
+// order of steps that commute where they meet (two writes of one value),
+// and the pairs that the other order would show beside the ordered write
+// are to be found in this one.
 func (c *Clocks) DataRaces(d int32, locs []ir.Location, report func(other int32, loc int32)) {
 	sync := c.evs[d].sync
 	t := c.evs[d].thread
@@ -912,7 +948,7 @@ func (c *Clocks) DataRaces(d int32, locs []ir.Location, report func(other int32,
 				if pt != t && !ordered && !(r.atomic && p.atomic) {
 					report(p.ev, r.loc)
 				}
-				if ordered {
+				if ordered && !c.FullRaceWalk {
 					break // earlier accesses are ordered before it, or raced with it
 				}
 				// The rest of p's run of writes (same thread, same pc)
@@ -920,7 +956,7 @@ func (c *Clocks) DataRaces(d int32, locs []ir.Location, report func(other int32,
 				// over it, unless one of them is ordered before d (the
 				// first is, if any is); that one ends the walk.
 				f := &c.accs[p.wfirst]
-				if c.Get(sync, pt) > f.idx {
+				if c.Get(sync, pt) > f.idx && !c.FullRaceWalk {
 					break
 				}
 				h = f.race.prevW
@@ -935,7 +971,7 @@ func (c *Clocks) DataRaces(d int32, locs []ir.Location, report func(other int32,
 			if pt != t && !ordered && !(r.atomic && p.atomic) {
 				report(p.ev, r.loc)
 			}
-			if p.kind == accWrite && ordered {
+			if p.kind == accWrite && ordered && !c.FullRaceWalk {
 				break // earlier accesses are ordered before it, or raced with it
 			}
 			h = p.race.skip

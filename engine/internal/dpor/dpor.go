@@ -2,7 +2,9 @@
 // down one execution at a time: DFS, which explores every interleaving
 // (the reference for the others), and Source-DPOR with sleep sets (Abdulla
 // et al.), which explores one execution per Mazurkiewicz trace plus
-// sleep-set-blocked ones. Constrained DPOR (CDPOR) will join them here.
+// sleep-set-blocked ones, and Constrained DPOR (CDPOR, Albert et al.),
+// which is SDPOR over a dependence that leaves out the pairs of
+// conflicting steps that commute where they meet (cdpor.go).
 package dpor
 
 import (
@@ -12,13 +14,21 @@ import (
 	"weft/engine/ir"
 )
 
-// Run explores with DFS or SDPOR, as x.Opts.Algorithm says.
+// Run explores with DFS, SDPOR or CDPOR, as x.Opts.Algorithm says.
 func Run(x *driver.Driver) {
+	e := &explorer{Driver: x, por: x.Opts.Algorithm == driver.SDPOR || x.Opts.Algorithm == driver.CDPOR}
 	// DFS needs the clocks for data races only.
-	x.Clk.NoDep = x.Opts.Algorithm != driver.SDPOR
-	e := &explorer{Driver: x}
+	x.Clk.NoDep = !e.por
+	if x.Opts.Algorithm == driver.CDPOR {
+		e.cd = newCDPOR(e)
+		x.Clk.Cond = e.cd
+		x.Clk.FullRaceWalk = true
+	}
 	e.chooses, e.alternatives = programHas(x.Prog, ir.OpChoose), programHas(x.Prog, ir.OpChoose, ir.OpSignal)
 	e.run()
+	if e.cd != nil {
+		x.Res.Independence = e.cd.statistics()
+	}
 }
 
 // explorer is a DFS or SDPOR exploration: the driver, and per node of the
@@ -34,11 +44,18 @@ type explorer struct {
 	// chooses and alternatives say whether the program has a choose, and
 	// a step with alternatives at all (see "Alternatives").
 	chooses, alternatives bool
+	// por is set for SDPOR and CDPOR (DFS explores every order); cd is
+	// what CDPOR adds.
+	por bool
+	cd  *cdpor
 }
 
 type sleeper struct {
 	thread int32
 	fp     ir.Footprint
+	// For CDPOR: the value its step read or wrote, and its site.
+	value int64
+	site  ir.Site
 }
 
 // footprintOf is the footprint of an executed step. may lists the
@@ -76,7 +93,7 @@ func (x *explorer) node(d int) *node {
 // run is the exploration loop. Node d is the state after d steps; the
 // machine and the clocks always stand at the current node.
 func (x *explorer) run() {
-	sdpor := x.Opts.Algorithm == driver.SDPOR
+	sdpor := x.por
 	x.live.reset(len(x.M.Threads), func(t int) bool { return x.M.Threads[t].Status != interp.Finished })
 	stop := x.enter(0)
 	d := 0
@@ -112,7 +129,7 @@ func (x *explorer) run() {
 			}
 		}
 		ev := &x.Evs[d]
-		ok := x.step(int(p), int(n.alt), ev)
+		ok := x.step(d, int(p), int(n.alt), ev)
 		x.Stats.Events += int64(ev.Steps())
 		if sdpor && x.M.StepCount()+interp.MaxTail >= x.Opts.MaxSteps {
 			if x.M.Coarse {
@@ -173,7 +190,10 @@ func (x *explorer) run() {
 
 // step moves thread t with alternative alt (see driver.StepAlt) and
 // keeps the live threads.
-func (x *explorer) step(t, alt int, ev *interp.Event) bool {
+func (x *explorer) step(d, t, alt int, ev *interp.Event) bool {
+	if x.cd != nil {
+		x.cd.snapshot(d, t)
+	}
 	n := len(x.M.Threads)
 	ok := x.StepAlt(t, alt, ev)
 	added, removed := int32(-1), int32(-1)
@@ -209,9 +229,13 @@ func (x *explorer) exploreOthers(n *node) {
 // sleep at d.
 func (x *explorer) retreat(d int) {
 	x.undo()
-	if n := &x.nodes[d]; x.Opts.Algorithm == driver.SDPOR && n.alt+1 >= n.alts {
+	if n := &x.nodes[d]; x.por && n.alt+1 >= n.alts {
 		n.sleepSet.add(int(n.chosen))
-		n.sleep = append(n.sleep, sleeper{n.chosen, footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d]))})
+		s := sleeper{thread: n.chosen, fp: footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d])), value: x.Evs[d].Value}
+		if x.cd != nil {
+			s.site = x.cd.site(int32(d))
+		}
+		n.sleep = append(n.sleep, s)
 	}
 }
 
@@ -231,7 +255,7 @@ func (x *explorer) enter(d int) bool {
 		// A cut thread stays cut: its next step's past only grows.
 		n.cut.copyFrom(&x.nodes[d-1].cut)
 	}
-	if d > 0 && x.Opts.Algorithm == driver.SDPOR {
+	if d > 0 && x.por {
 		parent := &x.nodes[d-1]
 		ev := &x.Evs[d-1]
 		fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc, Acc: ev.Acc}
@@ -239,8 +263,12 @@ func (x *explorer) enter(d int) bool {
 			x.fpScratch = append(append(x.fpScratch[:0], ev.Acc...), may...)
 			fp.Acc = x.fpScratch
 		}
+		var evSite ir.Site
+		if x.cd != nil {
+			evSite = x.cd.site(int32(d - 1))
+		}
 		for _, s := range parent.sleep {
-			if s.thread != ev.Thread && !ir.Dependent(&s.fp, &fp) {
+			if s.thread != ev.Thread && (!ir.Dependent(&s.fp, &fp) || x.cd != nil && x.cd.sleepIndependent(&s, ev, evSite)) {
 				n.sleep = append(n.sleep, s)
 				n.sleepSet.add(int(s.thread))
 			}
@@ -292,7 +320,7 @@ func (x *explorer) enter(d int) bool {
 		n.backtrack.add(int(c))
 		return false
 	}
-	if x.Opts.Algorithm == driver.SDPOR {
+	if x.por {
 		if first < 0 {
 			// Sleep-set blocked. This prefix still stands for maximal
 			// executions (the sleeping steps run on to their end), and
@@ -401,7 +429,7 @@ func (x *explorer) pick(n *node) int32 {
 
 // maximal handles an execution in which no thread can move.
 func (x *explorer) maximal(d int) {
-	if x.Opts.Algorithm == driver.SDPOR && x.Deadlocked() {
+	if x.por && x.Deadlocked() {
 		x.addBlockedRaces(int32(d))
 	}
 	x.Deadlock(d)
@@ -409,7 +437,7 @@ func (x *explorer) maximal(d int) {
 
 // stopped handles a step that stopped the execution.
 func (x *explorer) stopped(d int, ev *interp.Event) {
-	if x.Opts.Algorithm == driver.SDPOR {
+	if x.por {
 		x.addBlockedRaces(int32(d + 1))
 	}
 	if ev.Stop == interp.StopAssume {

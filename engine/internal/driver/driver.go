@@ -44,7 +44,7 @@ const (
 )
 
 // Algorithms lists the modes Explore accepts.
-var Algorithms = []Algorithm{DFS, SDPOR, QPOR, Optimal}
+var Algorithms = []Algorithm{DFS, SDPOR, CDPOR, QPOR, Optimal}
 
 // DefaultMaxSteps is the default bound on visible steps per execution.
 const DefaultMaxSteps = 100_000
@@ -869,7 +869,9 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 	if x.M == nil {
 		x.Finish() // the initial state does not fit in memory
 	} else {
-		x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
+		// CDPOR's constraints are about single steps: it explores them
+		// fine from the start.
+		x.M.Coarse = opts.Algorithm != DFS && opts.Algorithm != CDPOR && !opts.EveryAccess
 		x.M.TailBound = opts.MaxSteps
 		explore(x)
 	}
