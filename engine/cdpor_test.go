@@ -265,4 +265,3 @@ func indexOfBody(prog *engine.Program, b *ir.Body) int {
 	}
 	return -1
 }
-
