@@ -15,6 +15,7 @@ import (
 	"weft/analysis/icond"
 	"weft/grammar"
 	"weft/internal/z3"
+	"weft/source"
 )
 
 func solver(t testing.TB) *z3.Solver {
@@ -36,10 +37,8 @@ func load(t testing.TB, src string) (*analysis.Program, []*grammar.AtomicStmt) {
 	file, diags := grammar.ParseFile("t.weft", []byte(src))
 	prog := analysis.Check(file)
 	diags = append(diags, prog.Diagnostics...)
-	for _, d := range diags {
-		if d.Severity == 1 || strings.Contains(strings.ToLower(fmt.Sprint(d.Severity)), "error") {
-			t.Fatalf("diagnostic: %v", d)
-		}
+	if source.HasErrors(diags) {
+		t.Fatalf("diagnostics: %v\n%s", diags, src)
 	}
 	var blocks []*grammar.AtomicStmt
 	grammar.Inspect(file, func(n grammar.Node) bool {
