@@ -73,6 +73,10 @@ import (
 	"weft/internal/z3"
 )
 
+// maxDisjuncts bounds the disjuncts of F (pairs of paths of the two
+// orders): each costs solver queries.
+const maxDisjuncts = 1024
+
 // Options tune a synthesis.
 type Options struct {
 	// Timeout is the time box of one solver query (0: 2 s). A query that
@@ -190,6 +194,9 @@ func synthesize(ctx context.Context, s *z3.Solver, vars map[key]*varInfo, scoped
 		ss.names[k] = "v" + strconv.Itoa(i)
 	}
 
+	if len(qr)*len(rq) > maxDisjuncts {
+		return Result{Unsupported: fmt.Sprintf("%d×%d paths in the two orders (more than %d pairs)", len(qr), len(rq), maxDisjuncts)}, nil
+	}
 	// The disjuncts of F, each a list of literals.
 	var disj [][]*icond.Expr
 	for _, p := range qr {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -623,5 +624,36 @@ func TestTimeoutIsConservative(t *testing.T) {
 	res, err = Pair(context.Background(), s, prog, blocks[0], blocks[1], Options{Timeout: time.Second})
 	if err != nil || len(res.Conds) != 3 {
 		t.Fatalf("after cancel: %d conditions, %v", len(res.Conds), err)
+	}
+}
+
+func TestSolverKilledMidway(t *testing.T) {
+	// A "z3" that answers the markers but never a check-sat: the Go-side
+	// deadline kills it; Pair reports a timeout, does not claim
+	// exactness, returns only sufficient conditions, and resets the solver.
+	dir := t.TempDir()
+	path := dir + "/fake-z3"
+	body := "#!/bin/sh\nwhile read line; do case \"$line\" in *check-sat*) sleep 60;; *echo*) echo \"$line\" | sed -n 's/(echo \"\\(.*\\)\")/\\1/p';; esac; done\n"
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := z3.Start(context.Background(), z3.Config{Path: path, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	prog, blocks := load(t, ex6)
+	res, err := Pair(context.Background(), s, prog, blocks[0], blocks[1], Options{Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Exact {
+		t.Errorf("got %+v, want timed out, not exact", res)
+	}
+	// What it kept (a disjunct of F, unminimised) is still sufficient.
+	c := pairCase{vars: []string{"x", "z"}, keep: []string{"x", "z"}, vals: []int64{-3, -2, -1, 0, 1, 2}}
+	checkGrid(t, prog, blocks[0], blocks[1], c, res, nil)
+	if s.Generation() != 2 {
+		t.Errorf("generation %d: the solver was not reset", s.Generation())
 	}
 }
