@@ -113,6 +113,39 @@ var compoundOps = map[grammar.Kind]icond.Op{
 	grammar.ADD_ASSIGN: icond.Add, grammar.SUB_ASSIGN: icond.Sub, grammar.MUL_ASSIGN: icond.Mul,
 }
 
+// place translates a shared place (a scalar variable or an element of a
+// one-dimensional array, of any element type: a mutex too) into a Var,
+// or returns nil.
+func (c conv) place(e grammar.Expr) *icond.Expr {
+	switch x := unparen(e).(type) {
+	case *grammar.Ident:
+		obj := c.p.Uses[x]
+		if obj == nil || obj.Kind != analysis.SharedVar || obj.Type == nil || analysis.IsArray(obj.Type) {
+			return nil
+		}
+		return &icond.Expr{Op: icond.Var, Obj: obj}
+	case *grammar.IndexExpr:
+		id, ok := unparen(x.X).(*grammar.Ident)
+		if !ok {
+			return nil
+		}
+		obj := c.p.Uses[id]
+		if obj == nil || obj.Kind != analysis.SharedVar {
+			return nil
+		}
+		arr, ok := obj.Type.(*analysis.Array)
+		if !ok || analysis.IsArray(arr.Elem) {
+			return nil
+		}
+		idx := c.expr(x.Index)
+		if idx == nil {
+			return nil
+		}
+		return &icond.Expr{Op: icond.Var, Obj: obj, Index: idx}
+	}
+	return nil
+}
+
 // scalarValue says that a value of type t can be a word of a condition:
 // an int or a bool (not a mutex, a condition variable or a tid).
 func scalarValue(t analysis.Type) bool {

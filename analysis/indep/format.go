@@ -43,16 +43,45 @@ func Where(st *access.Statement) string {
 	return s
 }
 
-// LocNames lists locations' names, "-" for none.
-func LocNames(locs []access.Loc) string {
-	if len(locs) == 0 {
+// Accesses lists the names of the words st may read and write, each
+// once; the mutexes and condition variables its steps use (locks,
+// unlocks, trylocks, waits, signals, broadcasts, and those of called
+// functions) count as written.
+func Accesses(st *access.Statement) (reads, writes []string) {
+	seen := map[string]bool{}
+	add := func(locs ...access.Loc) {
+		for _, l := range locs {
+			if l.Name != "" && !seen[l.Name] {
+				seen[l.Name] = true
+				writes = append(writes, l.Name)
+			}
+		}
+	}
+	for _, l := range st.Reads() {
+		reads = append(reads, l.Name)
+	}
+	add(st.Writes()...)
+	for i := range st.Steps {
+		sp := &st.Steps[i]
+		switch sp.Kind {
+		case access.Lock, access.Unlock, access.Trylock:
+			add(sp.Mutex)
+		case access.Wait, access.Wake:
+			add(sp.Mutex, sp.Cond)
+		case access.Signal, access.Broadcast:
+			add(sp.Cond)
+		case access.Call:
+			add(sp.Sync...)
+		}
+	}
+	return reads, writes
+}
+
+func names(list []string) string {
+	if len(list) == 0 {
 		return "-"
 	}
-	names := make([]string, len(locs))
-	for i, l := range locs {
-		names[i] = l.Name
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(list, ", ")
 }
 
 // WriteText writes the pairs for people: per pair, the two statements
@@ -68,8 +97,9 @@ func (r *Result) WriteText(w io.Writer, src []byte) error {
 			fmt.Fprintf(&b, " (%s)", p.Threads)
 		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "  reads %s; writes %s / reads %s; writes %s\n",
-			LocNames(p.A.Reads()), LocNames(p.A.Writes()), LocNames(p.B.Reads()), LocNames(p.B.Writes()))
+		ar, aw := Accesses(p.A)
+		br, bw := Accesses(p.B)
+		fmt.Fprintf(&b, "  reads %s; writes %s / reads %s; writes %s\n", names(ar), names(aw), names(br), names(bw))
 		fmt.Fprintf(&b, "  dependent: %s\n", p.Reason)
 		if len(p.Conditions) == 0 {
 			b.WriteString("  commute: never known\n")

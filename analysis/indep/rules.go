@@ -78,11 +78,11 @@ func newModel(p *analysis.Program, st *access.Statement, side int) *model {
 			mark(m.writes, sp.Writes, true)
 			mark(m.writes, sp.Sync, true)
 		case access.Lock, access.Unlock, access.Trylock:
-			mark(m.writes, []access.Loc{sp.Mutex}, true)
+			mark(m.writes, []access.Loc{sp.Mutex}, false)
 		case access.Wait, access.Wake:
-			mark(m.writes, []access.Loc{sp.Mutex, sp.Cond}, true)
+			mark(m.writes, []access.Loc{sp.Mutex, sp.Cond}, false)
 		case access.Signal, access.Broadcast:
-			mark(m.writes, []access.Loc{sp.Cond}, true)
+			mark(m.writes, []access.Loc{sp.Cond}, false)
 		}
 	}
 	w := walker{c: conv{p: p, side: side}, m: m}
@@ -249,7 +249,7 @@ func (w *walker) stmt(s grammar.Stmt, nested bool) {
 	case *grammar.ExprStmt:
 		w.reads(s.X, nil)
 	case *grammar.LockStmt:
-		w.reads(s.Mutex, nil)
+		w.sync(s.Mutex)
 	case *grammar.JoinStmt:
 		w.reads(s.Thread, nil)
 	case *grammar.SpawnStmt:
@@ -257,10 +257,10 @@ func (w *walker) stmt(s grammar.Stmt, nested bool) {
 			w.reads(s.Call, nil)
 		}
 	case *grammar.WaitStmt:
-		w.reads(s.Cond, nil)
-		w.reads(s.Mutex, nil)
+		w.sync(s.Cond)
+		w.sync(s.Mutex)
 	case *grammar.SignalStmt:
-		w.reads(s.Cond, nil)
+		w.sync(s.Cond)
 	}
 }
 
@@ -326,7 +326,7 @@ func (w *walker) placeOf(e grammar.Expr) (*analysis.Object, bool) {
 
 // access makes the acc of a shared place e (of variable root).
 func (w *walker) access(root *analysis.Object, elem bool, e grammar.Expr) acc {
-	a := acc{obj: root, place: w.c.expr(e)}
+	a := acc{obj: root, place: w.c.place(e)}
 	if a.place != nil && elem {
 		a.idx = a.place.Index
 		a.idxOK = w.indexOK(e)
@@ -356,6 +356,18 @@ func (w *walker) indexOK(e grammar.Expr) bool {
 		return okay
 	})
 	return okay
+}
+
+// sync records a lock, an unlock, a trylock, a wait, a signal or a
+// broadcast of the mutex or condition variable e: a write of an unknown
+// value (only the index rule applies to it).
+func (w *walker) sync(e grammar.Expr) {
+	w.indexReads(e)
+	if root, elem := w.placeOf(e); root != nil {
+		a := w.access(root, elem, e)
+		a.write = true
+		w.m.accs = append(w.m.accs, a)
+	}
 }
 
 // indexReads records the shared reads in the indexes of a place.
@@ -409,7 +421,7 @@ func (w *walker) reads(e grammar.Expr, cond *icond.Expr) {
 			w.reads(a, nil)
 		}
 	case *grammar.TrylockExpr:
-		w.reads(x.Mutex, nil)
+		w.sync(x.Mutex)
 	case *grammar.ChooseExpr:
 		w.reads(x.Lo, nil)
 		w.reads(x.Hi, nil)
