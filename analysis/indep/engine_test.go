@@ -188,85 +188,92 @@ func loadAll(t *testing.T, src string) (*Result, *ir.Program) {
 func TestWritesSound(t *testing.T) {
 	for _, md := range testModels(t) {
 		t.Run(md.name, func(t *testing.T) {
-			r, prog := loadAll(t, md.src)
-			cons := r.Constraints()
-			bodyIndex := map[*ir.Body]int{}
-			for i, b := range prog.Bodies {
-				bodyIndex[b] = i
-			}
-			in := func(rs []ir.LocRange, loc int32) bool {
-				for _, x := range rs {
-					if x.Lo <= loc && loc < x.Hi {
-						return true
-					}
-				}
-				return false
-			}
-			failures, checked := 0, 0
-			opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: 3000, OnExecution: func(events []engine.Event, m *engine.Machine) {
-				// spawnedAt[c] is the index of the event that spawned c.
-				spawnedAt := map[int32]int{}
-				for i := range events {
-					if events[i].Kind == ir.EvSpawn && events[i].Stop == engine.NoStop {
-						spawnedAt[events[i].Loc] = i
-					}
-				}
-				// after says whether thread x is t, or descends from a
-				// thread t spawned at or after event i.
-				after := func(x, t int32, i int) bool {
-					for {
-						if x == t {
-							return true
-						}
-						if int(x) >= len(m.Threads) || x < 0 {
-							return false
-						}
-						p := m.Threads[x].Parent
-						if p < 0 {
-							return false
-						}
-						if p == t {
-							at, ok := spawnedAt[x]
-							return ok && at >= i
-						}
-						x = p
-					}
-				}
-				for i := range events {
-					ev := &events[i]
-					if ev.Stop != engine.NoStop || ev.Kind == ir.EvStop {
-						continue
-					}
-					bi := bodyIndex[m.Threads[ev.Thread].Body]
-					site := ir.Site{Body: int32(bi), PC: ev.PC}
-					w, ok := cons.Writes[site]
-					if !ok {
-						continue
-					}
-					for j := i; j < len(events); j++ {
-						e := &events[j]
-						if e.Stop != engine.NoStop || !after(e.Thread, ev.Thread, i) {
-							continue
-						}
-						for _, loc := range written(e) {
-							checked++
-							if !in(w, loc) {
-								if failures++; failures <= 5 {
-									t.Errorf("%s pc %d: W %v misses %s, written by %s at pc %d", prog.Bodies[bi].Name, ev.PC, w, prog.Locations[loc].Name, m.Threads[e.Thread].Name, e.PC)
-								}
-							}
-						}
-					}
-				}
-			}}
-			if _, err := engine.Explore(context.Background(), prog, opts); err != nil {
-				t.Fatal(err)
-			}
-			if checked == 0 {
+			if checkWrites(t, md.src, 3000) == 0 {
 				t.Skip("no write checked")
 			}
 		})
 	}
+}
+
+// checkWrites runs the check of TestWritesSound on src, over at most
+// maxExecutions executions of DFS, and returns how many writes it checked.
+func checkWrites(t *testing.T, src string, maxExecutions int64) int {
+	t.Helper()
+	r, prog := loadAll(t, src)
+	cons := r.Constraints()
+	bodyIndex := map[*ir.Body]int{}
+	for i, b := range prog.Bodies {
+		bodyIndex[b] = i
+	}
+	in := func(rs []ir.LocRange, loc int32) bool {
+		for _, x := range rs {
+			if x.Lo <= loc && loc < x.Hi {
+				return true
+			}
+		}
+		return false
+	}
+	failures, checked := 0, 0
+	opts := engine.Options{Algorithm: engine.DFS, MaxExecutions: maxExecutions, OnExecution: func(events []engine.Event, m *engine.Machine) {
+		// spawnedAt[c] is the index of the event that spawned c.
+		spawnedAt := map[int32]int{}
+		for i := range events {
+			if events[i].Kind == ir.EvSpawn && events[i].Stop == engine.NoStop {
+				spawnedAt[events[i].Loc] = i
+			}
+		}
+		// after says whether thread x is t, or descends from a
+		// thread t spawned at or after event i.
+		after := func(x, t int32, i int) bool {
+			for {
+				if x == t {
+					return true
+				}
+				if int(x) >= len(m.Threads) || x < 0 {
+					return false
+				}
+				p := m.Threads[x].Parent
+				if p < 0 {
+					return false
+				}
+				if p == t {
+					at, ok := spawnedAt[x]
+					return ok && at >= i
+				}
+				x = p
+			}
+		}
+		for i := range events {
+			ev := &events[i]
+			if ev.Stop != engine.NoStop || ev.Kind == ir.EvStop {
+				continue
+			}
+			bi := bodyIndex[m.Threads[ev.Thread].Body]
+			site := ir.Site{Body: int32(bi), PC: ev.PC}
+			w, ok := cons.Writes[site]
+			if !ok {
+				continue
+			}
+			for j := i; j < len(events); j++ {
+				e := &events[j]
+				if e.Stop != engine.NoStop || !after(e.Thread, ev.Thread, i) {
+					continue
+				}
+				for _, loc := range written(e) {
+					checked++
+					if !in(w, loc) {
+						if failures++; failures <= 5 {
+							t.Errorf("%s pc %d: W %v misses %s, written by %s at pc %d", prog.Bodies[bi].Name, ev.PC, w, prog.Locations[loc].Name, m.Threads[e.Thread].Name, e.PC)
+						}
+					}
+				}
+			}
+		}
+	}}
+	if _, err := engine.Explore(context.Background(), prog, opts); err != nil {
+		t.Fatal(err)
+	}
+	return checked
 }
 
 // written lists the words an event writes (mutexes and condition
@@ -298,64 +305,72 @@ func TestTableCommutes(t *testing.T) {
 	held := 0
 	for _, md := range testModels(t) {
 		t.Run(md.name, func(t *testing.T) {
-			r, prog := loadAll(t, md.src)
-			cons := r.Constraints()
-			if len(cons.Pairs) == 0 {
-				return
-			}
-			bodyIndex := map[*ir.Body]int{}
-			for i, b := range prog.Bodies {
-				bodyIndex[b] = i
-			}
-			m := interp.NewMachine(prog, 0)
-			states := 0
-			var ev interp.Event
-			var dfs func(depth int)
-			dfs = func(depth int) {
-				if states++; states > 20000 || depth > 60 {
-					return
-				}
-				n := len(m.Threads)
-				ready := func(x int) bool {
-					return m.Threads[x].Status == interp.Ready && m.Enabled(x)
-				}
-				for a := 0; a < n; a++ {
-					for b := 0; b < n; b++ {
-						if a == b || !ready(a) || !ready(b) {
-							continue
-						}
-						ta, tb := m.Threads[a], m.Threads[b]
-						key := [2]ir.Site{{Body: int32(bodyIndex[ta.Body]), PC: ta.PC}, {Body: int32(bodyIndex[tb.Body]), PC: tb.PC}}
-						for _, c := range cons.Pairs[key] {
-							if !c.Holds(m.Mem, [2][]int64{ta.Frame, tb.Frame}) {
-								continue
-							}
-							held++
-							s1, ok1 := both(m, a, b)
-							s2, ok2 := both(m, b, a)
-							if ok1 != ok2 || ok1 && s1 != s2 {
-								t.Errorf("%s and %s do not commute although %s [%s] holds:\n%s\n%s", ta.Name, tb.Name, c.Text, c.Origin, s1, s2)
-							}
-						}
-					}
-				}
-				for x := 0; x < n; x++ {
-					if !ready(x) {
-						continue
-					}
-					ok := m.Step(x, &ev)
-					if ok {
-						dfs(depth + 1)
-					}
-					m.Undo()
-				}
-			}
-			dfs(0)
+			held += checkTable(t, md.src, 20000)
 		})
 	}
 	if held == 0 {
 		t.Error("no constraint of any model held in any state")
 	}
+}
+
+// checkTable runs the check of TestTableCommutes on src, over at most
+// maxStates states, and returns how often a constraint held.
+func checkTable(t *testing.T, src string, maxStates int) (held int) {
+	t.Helper()
+	r, prog := loadAll(t, src)
+	cons := r.Constraints()
+	if len(cons.Pairs) == 0 {
+		return 0
+	}
+	bodyIndex := map[*ir.Body]int{}
+	for i, b := range prog.Bodies {
+		bodyIndex[b] = i
+	}
+	m := interp.NewMachine(prog, 0)
+	states := 0
+	var ev interp.Event
+	var dfs func(depth int)
+	dfs = func(depth int) {
+		if states++; states > maxStates || depth > 60 {
+			return
+		}
+		n := len(m.Threads)
+		ready := func(x int) bool {
+			return m.Threads[x].Status == interp.Ready && m.Enabled(x)
+		}
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if a == b || !ready(a) || !ready(b) {
+					continue
+				}
+				ta, tb := m.Threads[a], m.Threads[b]
+				key := [2]ir.Site{{Body: int32(bodyIndex[ta.Body]), PC: ta.PC}, {Body: int32(bodyIndex[tb.Body]), PC: tb.PC}}
+				for _, c := range cons.Pairs[key] {
+					if !c.Holds(m.Mem, [2][]int64{ta.Frame, tb.Frame}) {
+						continue
+					}
+					held++
+					s1, ok1 := both(m, a, b)
+					s2, ok2 := both(m, b, a)
+					if ok1 != ok2 || ok1 && s1 != s2 {
+						t.Errorf("%s and %s do not commute although %s [%s] holds:\n%s\n%s", ta.Name, tb.Name, c.Text, c.Origin, s1, s2)
+					}
+				}
+			}
+		}
+		for x := 0; x < n; x++ {
+			if !ready(x) {
+				continue
+			}
+			ok := m.Step(x, &ev)
+			if ok {
+				dfs(depth + 1)
+			}
+			m.Undo()
+		}
+	}
+	dfs(0)
+	return held
 }
 
 // both runs a then b, returns the state reached, and undoes them.
