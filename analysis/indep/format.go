@@ -100,6 +100,7 @@ func (r *Result) WriteText(w io.Writer, src []byte) error {
 		ar, aw := Accesses(p.A)
 		br, bw := Accesses(p.B)
 		fmt.Fprintf(&b, "  reads %s; writes %s / reads %s; writes %s\n", names(ar), names(aw), names(br), names(bw))
+		fmt.Fprintf(&b, "  from there on may write %s / %s\n", r.writesText(p.A), r.writesText(p.B))
 		fmt.Fprintf(&b, "  dependent: %s\n", p.Reason)
 		if len(p.Conditions) == 0 {
 			b.WriteString("  commute: never known\n")
@@ -120,4 +121,21 @@ func (r *Result) WriteText(w io.Writer, src []byte) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writesText is WritesFrom in words: the variables' names, "anything",
+// or "-" for none (and for a statement with no step).
+func (r *Result) writesText(st *access.Statement) string {
+	vars, all, ok := r.WritesFrom(st)
+	switch {
+	case all:
+		return "anything"
+	case !ok || len(vars) == 0:
+		return "-"
+	}
+	names := make([]string, len(vars))
+	for i, v := range vars {
+		names[i] = v.Name
+	}
+	return strings.Join(names, ", ")
 }

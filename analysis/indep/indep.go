@@ -71,7 +71,8 @@ type Result struct {
 	// Notes are about the whole analysis ("z3 not found: …").
 	Notes []string
 
-	cons   ir.Constraints
+	checked *analysis.Program
+	cons    ir.Constraints
 	byStmt map[*access.Statement][]*Pair
 	sites  map[*access.Statement][]ir.Site
 }
@@ -84,7 +85,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 	if checked == nil || prog == nil || sum == nil {
 		return nil, errors.New("indep: no program")
 	}
-	r := &Result{Summary: sum, byStmt: map[*access.Statement][]*Pair{}, sites: map[*access.Statement][]ir.Site{}}
+	r := &Result{Summary: sum, checked: checked, byStmt: map[*access.Statement][]*Pair{}, sites: map[*access.Statement][]ir.Site{}}
 	for bi, b := range prog.Bodies {
 		for pc := range b.Code {
 			if st, sp := sum.StepAt(bi, pc); st != nil && sp.PC == pc {
@@ -230,6 +231,39 @@ func isAtomic(st *access.Statement) bool {
 func (r *Result) Constraints() *ir.Constraints {
 	c := r.cons
 	return &c
+}
+
+// WritesFrom is W of a statement in source terms: the shared variables
+// that a thread about to run st, or a thread it spawns from then on, may
+// write (st included), in declaration order. all says that it may write
+// anything (a step whose words the summary cannot place); ok is false
+// for a statement with no step (the end of a body).
+func (r *Result) WritesFrom(st *access.Statement) (vars []*analysis.Object, all, ok bool) {
+	sites := r.sites[st]
+	if len(sites) == 0 {
+		return nil, false, false
+	}
+	seen := map[*analysis.Object]bool{}
+	for _, s := range sites {
+		ranges, known := r.cons.Writes[s]
+		if !known {
+			return nil, true, true
+		}
+		for _, rg := range ranges {
+			for _, v := range r.checked.Shared {
+				size := int32(analysis.SizeOf(v.Type))
+				if v.Offset >= 0 && int32(v.Offset) < rg.Hi && rg.Lo < int32(v.Offset)+size {
+					seen[v] = true
+				}
+			}
+		}
+	}
+	for _, v := range r.checked.Shared {
+		if seen[v] {
+			vars = append(vars, v)
+		}
+	}
+	return vars, false, true
 }
 
 // Sites returns the engine's sites of st's steps (in its body).

@@ -94,6 +94,9 @@ type icsStmtJ struct {
 	Text   string   `json:"text"`
 	Reads  []string `json:"reads"`
 	Writes []string `json:"writes"`
+	// W is what a thread at the statement, or one it spawns later, may
+	// write from there on; nil (null): anything.
+	W []string `json:"w"`
 }
 
 type icsCondJ struct {
@@ -116,6 +119,12 @@ func icsJSON(path string, src []byte, res *indep.Result) icsOutput {
 		}
 		if st.Func != nil {
 			j.Func = st.Func.Name
+		}
+		if vars, all, _ := res.WritesFrom(st); !all {
+			j.W = []string{}
+			for _, v := range vars {
+				j.W = append(j.W, v.Name)
+			}
 		}
 		return j
 	}
