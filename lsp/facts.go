@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,8 +122,20 @@ func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI str
 	}
 	conds := map[*access.Statement][]indep.CondStat{}
 	if f.ind != nil {
+		// A function's statement is one per calling body: the same
+		// condition of several copies is shown once, its counts summed.
 		for _, it := range f.ind.Interference(st, stats) {
-			conds[it.Other] = append(conds[it.Other], it.Conditions...)
+			for _, c := range it.Conditions {
+				list := conds[it.Other]
+				i := slices.IndexFunc(list, func(d indep.CondStat) bool { return d.Text == c.Text && d.Origin == c.Origin })
+				if i < 0 {
+					conds[it.Other] = append(list, c)
+					continue
+				}
+				list[i].Counted = list[i].Counted || c.Counted
+				list[i].Checked += c.Checked
+				list[i].Held += c.Held
+			}
 		}
 	}
 	fmt.Fprintf(b, "\n**Dependent with** (%d):\n\n", len(pairs))

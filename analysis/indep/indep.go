@@ -73,8 +73,8 @@ type Result struct {
 
 	checked *analysis.Program
 	cons    ir.Constraints
-	byStmt map[*access.Statement][]*Pair
-	sites  map[*access.Statement][]ir.Site
+	byStmt  map[*access.Statement][]*Pair
+	sites   map[*access.Statement][]ir.Site
 }
 
 // Analyze computes the access summaries' W, the syntactic independence
