@@ -11,7 +11,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"weft/analysis/indep"
 	"weft/analysis/lower"
+	"weft/engine"
 	"weft/source"
 )
 
@@ -42,6 +44,38 @@ type snapshot struct {
 	// factsMissing says why a program without errors has no facts: it
 	// uses steps the access analysis does not follow yet.
 	factsMissing string
+
+	// independence holds the counts of the independence conditions of
+	// the latest exploration of this version that had any
+	// (engine.Result.Independence: cdpor's), for the hover.
+	indepMu      sync.Mutex
+	independence []engine.IndepStat
+}
+
+// setIndependence keeps an exploration's counts of the independence
+// conditions (nothing when it has none: an earlier run's stay).
+func (snap *snapshot) setIndependence(stats []engine.IndepStat) {
+	if len(stats) == 0 {
+		return
+	}
+	snap.indepMu.Lock()
+	snap.independence = stats
+	snap.indepMu.Unlock()
+}
+
+// indepStats returns the latest counts in analysis/indep's terms (nil:
+// no exploration counted any).
+func (snap *snapshot) indepStats() []indep.Stat {
+	snap.indepMu.Lock()
+	defer snap.indepMu.Unlock()
+	if len(snap.independence) == 0 {
+		return nil
+	}
+	out := make([]indep.Stat, len(snap.independence))
+	for i, s := range snap.independence {
+		out[i] = indep.Stat{Pair: s.Pair, Origin: s.Origin, Text: s.Text, Checked: s.Checked, Held: s.Held}
+	}
+	return out
 }
 
 func newSnapshot(name string, version int32, text []byte) *snapshot {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"weft/analysis"
 	"weft/analysis/access"
+	"weft/analysis/indep"
 	"weft/source"
 )
 
@@ -23,6 +25,9 @@ const maxPairs = 12
 type facts struct {
 	sum  *access.Summary
 	prog *analysis.Program
+	// ind holds the independence conditions of the interfering pairs
+	// (syntactic rules only); nil if their analysis failed.
+	ind *indep.Result
 }
 
 // facts computes the snapshot's access facts once, on first use; nil for
@@ -36,7 +41,11 @@ func (snap *snapshot) facts() *facts {
 		defer cancel()
 		sum, err := access.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec)
 		if err == nil {
-			snap.factsVal = &facts{sum: sum, prog: snap.loaded.Program}
+			f := &facts{sum: sum, prog: snap.loaded.Program}
+			if ind, err := indep.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec, sum, indep.Options{}); err == nil {
+				f.ind = ind
+			}
+			snap.factsVal = f
 		} else if errors.Is(err, access.ErrUnsupported) {
 			snap.factsMissing = err.Error()
 		}
@@ -81,8 +90,10 @@ func (f *facts) describeObject(b *strings.Builder, obj *analysis.Object) {
 
 // describeStatement describes the statement at pos: its visible steps,
 // what it reads and writes, and the statements of other threads it is
-// dependent with.
-func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI string) (source.Range, bool) {
+// dependent with, each with the conditions under which they commute and,
+// when stats has counts of the explorations run so far, how often each
+// held.
+func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI string, stats []indep.Stat) (source.Range, bool) {
 	st := f.sum.StatementAt(pos)
 	if st == nil {
 		return source.Range{}, false
@@ -109,6 +120,24 @@ func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI str
 		b.WriteString("\nIndependent of every statement of the other threads: its order with them never matters.\n")
 		return st.Range, true
 	}
+	conds := map[*access.Statement][]indep.CondStat{}
+	if f.ind != nil {
+		// A function's statement is one per calling body: the same
+		// condition of several copies is shown once, its counts summed.
+		for _, it := range f.ind.Interference(st, stats) {
+			for _, c := range it.Conditions {
+				list := conds[it.Other]
+				i := slices.IndexFunc(list, func(d indep.CondStat) bool { return d.Text == c.Text && d.Origin == c.Origin })
+				if i < 0 {
+					conds[it.Other] = append(list, c)
+					continue
+				}
+				list[i].Counted = list[i].Counted || c.Counted
+				list[i].Checked += c.Checked
+				list[i].Held += c.Held
+			}
+		}
+	}
 	fmt.Fprintf(b, "\n**Dependent with** (%d):\n\n", len(pairs))
 	for i, p := range pairs {
 		if i == maxPairs {
@@ -121,6 +150,50 @@ func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI str
 			cond = fmt.Sprintf(" — commute when `%s`", p.Condition)
 		}
 		fmt.Fprintf(b, "- %s of %s: %s%s\n", link, p.Threads.String(), p.Reason, cond)
+		for _, c := range conds[p.Other] {
+			fmt.Fprintf(b, "  - %s\n", condLine(c))
+		}
 	}
 	return st.Range, true
+}
+
+// condLine is one condition of a pair for the hover: the condition, where
+// it comes from, and how often it held in the explorations so far (only
+// when they evaluated it).
+func condLine(c indep.CondStat) string {
+	var s string
+	switch {
+	case c.Text == "true":
+		s = "always commute"
+	case c.Text != "":
+		s = fmt.Sprintf("commute when `%s`", c.Text)
+	default:
+		s = "commute"
+	}
+	origin := c.Origin
+	switch {
+	case origin == "smt":
+		origin = "SMT"
+	case isRule(origin):
+		origin = "rule: " + origin
+	default:
+		origin = "engine: " + origin
+	}
+	s += " (" + origin + ")"
+	if c.Counted {
+		s += fmt.Sprintf(" — held %d of %d times in the explorations so far", c.Held, c.Checked)
+	}
+	return s
+}
+
+// isRule says an origin names syntactic rules ("index+write-write").
+func isRule(origin string) bool {
+	for _, r := range strings.Split(origin, "+") {
+		switch r {
+		case indep.RuleDisjoint, indep.RuleIndex, indep.RuleReadWrite, indep.RuleWriteWrite, indep.RuleBranchWrite:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@
 //	weft check [flags] FILE|DIR|DIR/... …
 //	weft replay FILE [--schedule S | --bug N | --trace TRACE.json]
 //	weft fmt [-w|-l] [FILE|DIR|DIR/... …]
+//	weft ics FILE [--json]
 //	weft lsp [--stdio]
 //	weft dap [--stdio]
 //	weft bench [--suite paper] [--algos sdpor] [--timeout D] [--csv F] [--json F]
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return cmdFmt(rest, os.Stdin, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
+	case "ics":
+		return cmdIcs(ctx, rest, stdout, stderr)
 	case "lsp":
 		return cmdLSP(ctx, rest, os.Stdin, stdout, stderr)
 	case "dap":
@@ -193,6 +196,21 @@ paper's.
   --timeout D                 per run (default 120s)
   --csv FILE, --json FILE     also write the rows there
 `,
+	"ics": `usage: weft ics FILE [--json]
+
+Prints the independence constraints of the model FILE: each pair of
+statements of different threads that may interfere (their positions,
+threads and text, what each reads and writes, why they are dependent)
+and the conditions under which they commute, in Weft syntax, with the
+rule or synthesis they come from ("engine" marks those the cdpor
+exploration may use). A local of the other statement's thread whose
+name clashes is written other.NAME.
+
+  --json    print JSON (see docs/cli.md)
+
+Exit codes: 0 success, 2 a usage, syntax or type error or an unreadable
+file, 4 an internal error.
+`,
 	"version": "usage: weft version\n\nPrints the version of weft and of its language.\n",
 	"help":    "usage: weft help [COMMAND]\n\nPrints the commands, or one command's flags.\n",
 }
@@ -210,6 +228,7 @@ Usage:
   weft replay FILE --schedule S | --bug N | --trace F.json
                                           re-execute a counterexample step by step
   weft fmt [-w|-l] [FILE|DIR|DIR/... …]   print models in the canonical layout
+  weft ics FILE [--json]                  print the independence constraints of a model
   weft lsp [--stdio]                      serve the Language Server Protocol (editors)
   weft dap [--stdio]                      serve the Debug Adapter Protocol (replay debugger)
   weft bench [flags]                      run the benchmark suite

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"weft/analysis/access"
+	"weft/analysis/indep"
+	"weft/analysis/lower"
+	"weft/source"
+)
+
+// noSMTNote is what `weft ics` says while no SMT synthesis is connected
+// to it: the conditions are the syntactic rules' only.
+const noSMTNote = "SMT synthesis (z3) not available: syntactic conditions only"
+
+// cmdIcs prints the independence constraints of one model: per pair of
+// statements that may interfere, the conditions under which they
+// commute (docs/cli.md, "weft ics").
+func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ics", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, done, code := parseCommand(fs, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "weft ics: want one FILE (see weft help ics)")
+		return exitUsage
+	}
+	path := pos[0]
+	src, err := readModel(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "weft ics:", err)
+		return exitUsage
+	}
+	ld := lower.Load(path, src)
+	if source.HasErrors(ld.Diagnostics) || ld.Exec == nil {
+		printDiagnostics(stderr, path, ld.Diagnostics)
+		return exitUsage
+	}
+	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
+	if err != nil {
+		fmt.Fprintf(stderr, "weft ics: %s: %v\n", path, err)
+		return exitInternal
+	}
+	res, err := indep.Analyze(ctx, ld.Program, ld.Exec, sum, indep.Options{NoSMT: noSMTNote})
+	if err != nil {
+		fmt.Fprintf(stderr, "weft ics: %s: %v\n", path, err)
+		return exitInternal
+	}
+	if *asJSON {
+		out, err := json.MarshalIndent(icsJSON(path, src, res), "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "weft ics: %v\n", err)
+			return exitInternal
+		}
+		fmt.Fprintf(stdout, "%s\n", out)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s: %d pairs of statements that may interfere\n", path, len(res.Pairs))
+	if err := res.WriteText(stdout, src); err != nil {
+		fmt.Fprintf(stderr, "weft ics: %v\n", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// The JSON of `weft ics --json` (docs/cli.md).
+type icsOutput struct {
+	File  string     `json:"file"`
+	SMT   bool       `json:"smt"`
+	Notes []string   `json:"notes"`
+	Pairs []icsPairJ `json:"pairs"`
+}
+
+type icsPairJ struct {
+	A          icsStmtJ   `json:"a"`
+	B          icsStmtJ   `json:"b"`
+	Threads    string     `json:"threads"`
+	Reason     string     `json:"reason"`
+	Conditions []icsCondJ `json:"conditions"`
+	Notes      []string   `json:"notes,omitempty"`
+}
+
+type icsStmtJ struct {
+	Line   int      `json:"line"`
+	Col    int      `json:"col"`
+	Thread string   `json:"thread"`
+	Func   string   `json:"func,omitempty"`
+	Text   string   `json:"text"`
+	Reads  []string `json:"reads"`
+	Writes []string `json:"writes"`
+	// W is what a thread at the statement, or one it spawns later, may
+	// write from there on; nil (null): anything.
+	W []string `json:"w"`
+}
+
+type icsCondJ struct {
+	Text   string `json:"text"`
+	Origin string `json:"origin"`
+	Engine bool   `json:"engine"`
+}
+
+func icsJSON(path string, src []byte, res *indep.Result) icsOutput {
+	out := icsOutput{File: path, SMT: len(res.Notes) == 0, Notes: res.Notes, Pairs: []icsPairJ{}}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	stmt := func(st *access.Statement) icsStmtJ {
+		rd, wr := indep.Accesses(st)
+		j := icsStmtJ{Line: st.Range.Start.Line + 1, Col: st.Range.Start.Col + 1, Text: indep.StatementText(st, src),
+			Reads: nonNil(rd), Writes: nonNil(wr)}
+		if st.Owner != nil {
+			j.Thread = st.Owner.Name
+		}
+		if st.Func != nil {
+			j.Func = st.Func.Name
+		}
+		if vars, all, _ := res.WritesFrom(st); !all {
+			j.W = []string{}
+			for _, v := range vars {
+				j.W = append(j.W, v.Name)
+			}
+		}
+		return j
+	}
+	for _, p := range res.Pairs {
+		pj := icsPairJ{A: stmt(p.A), B: stmt(p.B), Threads: p.Threads.String(), Reason: p.Reason, Conditions: []icsCondJ{}, Notes: p.Notes}
+		for _, c := range p.Conditions {
+			pj.Conditions = append(pj.Conditions, icsCondJ{Text: c.Text, Origin: c.Origin, Engine: c.Engine})
+		}
+		out.Pairs = append(out.Pairs, pj)
+	}
+	return out
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
