@@ -69,4 +69,7 @@ type Condition struct {
 	// Origin is where it came from: "smt", or the syntactic rule
 	// ("disjoint", "index", "read-write", "write-write", "branch-write").
 	Origin string
+	// DisplayOnly marks a condition for people only, which the engine
+	// must not use (one that holds only if no arithmetic overflows).
+	DisplayOnly bool
 }

@@ -346,7 +346,7 @@ func checkTable(t *testing.T, src string, maxStates int) (held int) {
 				ta, tb := m.Threads[a], m.Threads[b]
 				key := [2]ir.Site{{Body: int32(bodyIndex[ta.Body]), PC: ta.PC}, {Body: int32(bodyIndex[tb.Body]), PC: tb.PC}}
 				for _, c := range cons.Pairs[key] {
-					if !c.Holds(m.Mem, [2][]int64{ta.Frame, tb.Frame}) {
+					if !c.Holds(liveState{m.Mem, [2][]int64{ta.Frame, tb.Frame}}) {
 						continue
 					}
 					held++
@@ -392,4 +392,25 @@ func both(m *interp.Machine, a, b int) (string, bool) {
 		m.Undo()
 	}
 	return s, ok
+}
+
+// liveState is the state of a machine for ir.CExpr: its memory and the
+// frames of the two sides.
+type liveState struct {
+	mem    []int64
+	frames [2][]int64
+}
+
+func (s liveState) Shared(loc int32) (int64, bool) {
+	if loc < 0 || int(loc) >= len(s.mem) {
+		return 0, false
+	}
+	return s.mem[loc], true
+}
+
+func (s liveState) Local(side uint8, slot int32) (int64, bool) {
+	if side > 1 || slot < 0 || int(slot) >= len(s.frames[side]) {
+		return 0, false
+	}
+	return s.frames[side][slot], true
 }

@@ -55,7 +55,7 @@ func FuzzAnalyze(f *testing.F) {
 		mem := make([]int64, len(ld.Exec.Init))
 		for _, cs := range r.Constraints().Pairs {
 			for _, c := range cs {
-				c.Holds(mem, [2][]int64{make([]int64, 64), make([]int64, 64)})
+				c.Holds(liveState{mem, [2][]int64{make([]int64, 64), make([]int64, 64)}})
 			}
 		}
 	})

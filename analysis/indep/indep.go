@@ -98,6 +98,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 		return nil, fmt.Errorf("indep: write sets: %w", err)
 	}
 	r.cons.Writes = w
+	r.cons.RaceFree = raceFree(checked, sum)
 	if opts.Synthesize == nil {
 		note := opts.NoSMT
 		if note == "" {
@@ -152,7 +153,11 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 					if c.Expr == nil {
 						continue
 					}
-					r.addEngine(p, icond.Simplify(c.Expr), c.Origin, icond.True())
+					if e := icond.Simplify(c.Expr); c.DisplayOnly {
+						p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: c.Origin}, Text: e.String()})
+					} else {
+						r.addEngine(p, e, c.Origin, icond.True())
+					}
 				}
 			}
 			r.Pairs = append(r.Pairs, p)
@@ -427,4 +432,25 @@ func swapSides(e *icond.Expr) *icond.Expr {
 		}
 	}
 	return &c
+}
+
+// raceFree reports whether no shared variable that is not atomic is
+// accessed outside atomic blocks (ir.Constraints.RaceFree): then no data
+// race can exist.
+func raceFree(checked *analysis.Program, sum *access.Summary) bool {
+	for _, obj := range checked.Shared {
+		v := sum.Variable(obj)
+		if v == nil {
+			return false
+		}
+		if v.Atomic || v.Mutex || v.Cond {
+			continue
+		}
+		for _, a := range v.Accesses {
+			if !a.InAtomic && (a.Kind == access.Read || a.Kind == access.Write) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -93,7 +93,7 @@ thread t[i in 0..3] {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, ok := c.Eval(m.Mem, [2][]int64{th.Frame, nil})
+				got, ok := c.Eval(liveState{m.Mem, [2][]int64{th.Frame, nil}})
 				n := instance(th, m)
 				if w := want[obj.Name](n); !ok || got != w {
 					t.Errorf("%s at %s: %s is %d (ok %v), want %d", th.Name, st, obj.Name, got, ok, w)
@@ -218,7 +218,7 @@ thread r {
 	}
 	mem := make([]int64, len(ld.Exec.Init))
 	mem[zv.Offset] = -3
-	if !cs[0].Holds(mem, [2][]int64{}) {
+	if !cs[0].Holds(liveState{mem, [2][]int64{}}) {
 		t.Error("z <= -2 does not hold at z = -3")
 	}
 	var _ analysis.Program

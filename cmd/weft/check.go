@@ -24,6 +24,8 @@ const defaultTimeout = 5 * time.Minute
 // checkFlags are the flags shared by check and replay.
 type checkFlags struct {
 	algo          string
+	noSMT         bool
+	noOverflow    bool
 	k             int
 	timeout       time.Duration
 	maxExecutions int64
@@ -41,6 +43,8 @@ type checkFlags struct {
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "exploration: "+algoList())
+	fs.BoolVar(&f.noSMT, "no-smt", false, "cdpor: syntactic independence conditions only (do not ask z3)")
+	fs.BoolVar(&f.noOverflow, "assume-no-overflow", false, "cdpor: also take as independent atomic blocks that commute unless their arithmetic overflows (an overflow only another order reaches may then be missed)")
 	fs.IntVar(&f.k, "k", 1, "k of k-partial alternatives (qpor only)")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "time budget per model (0: none); past it the result is incomplete")
 	fs.Int64Var(&f.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit)")
@@ -267,6 +271,16 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 		opts.OnBug = func(b *engine.Bug) {
 			prog.clear()
 			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
+		}
+	}
+	if opts.Algorithm == engine.CDPOR {
+		// The independence constraints CDPOR uses beside its own: the
+		// syntactic rules and, when z3 is there, SMT synthesis.
+		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
+		if err == nil {
+			opts.Constraints = ics.Constraints()
+		} else if !f.json {
+			fmt.Fprintf(stderr, "weft check: %s: independence constraints not computed (%v): cdpor uses its own conditions only\n", path, err)
 		}
 	}
 	res, err := engine.Explore(ctx, ld.Exec, opts)

@@ -6,16 +6,34 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"weft/analysis/access"
 	"weft/analysis/indep"
+	"weft/analysis/indep/synth"
 	"weft/analysis/lower"
+	"weft/internal/z3"
 	"weft/source"
 )
 
-// noSMTNote is what `weft ics` says while no SMT synthesis is connected
-// to it: the conditions are the syntactic rules' only.
-const noSMTNote = "SMT synthesis (z3) not available: syntactic conditions only"
+// noSMTNote is what `weft ics --no-smt` says: the conditions are the
+// syntactic rules' only.
+const noSMTNote = "SMT synthesis not asked for (--no-smt): syntactic conditions only"
+
+// constraintsOf computes the independence constraints of a loaded model:
+// the syntactic rules, and SMT synthesis by z3 unless noSMT (or z3 is
+// not found: then a note says so).
+func constraintsOf(ctx context.Context, ld *lower.Loaded, noSMT, noOverflow bool) (*indep.Result, synth.Stats, error) {
+	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
+	if err != nil {
+		return nil, synth.Stats{}, fmt.Errorf("access analysis: %w", err)
+	}
+	if noSMT {
+		res, err := indep.Analyze(ctx, ld.Program, ld.Exec, sum, indep.Options{NoSMT: noSMTNote})
+		return res, synth.Stats{}, err
+	}
+	return synth.Analyze(ctx, ld.Program, ld.Exec, sum, z3.Config{}, synth.Options{AssumeNoOverflow: noOverflow})
+}
 
 // cmdIcs prints the independence constraints of one model: per pair of
 // statements that may interfere, the conditions under which they
@@ -23,6 +41,8 @@ const noSMTNote = "SMT synthesis (z3) not available: syntactic conditions only"
 func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ics", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
+	noSMT := fs.Bool("no-smt", false, "syntactic conditions only: do not ask z3")
+	noOverflow := fs.Bool("assume-no-overflow", false, "mark for the engine the SMT conditions that hold only where no arithmetic overflows")
 	pos, done, code := parseCommand(fs, args, stdout, stderr)
 	if done {
 		return code
@@ -42,18 +62,15 @@ func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printDiagnostics(stderr, path, ld.Diagnostics)
 		return exitUsage
 	}
-	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
-	if err != nil {
-		fmt.Fprintf(stderr, "weft ics: %s: %v\n", path, err)
-		return exitInternal
-	}
-	res, err := indep.Analyze(ctx, ld.Program, ld.Exec, sum, indep.Options{NoSMT: noSMTNote})
+	res, stats, err := constraintsOf(ctx, ld, *noSMT, *noOverflow)
 	if err != nil {
 		fmt.Fprintf(stderr, "weft ics: %s: %v\n", path, err)
 		return exitInternal
 	}
 	if *asJSON {
-		out, err := json.MarshalIndent(icsJSON(path, src, res), "", "  ")
+		j := icsJSON(path, src, res)
+		j.SMTPairs, j.SMTQueries, j.SMTMillis = stats.Pairs, stats.Queries, stats.Time.Seconds()*1000
+		out, err := json.MarshalIndent(j, "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "weft ics: %v\n", err)
 			return exitInternal
@@ -62,6 +79,9 @@ func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s: %d pairs of statements that may interfere\n", path, len(res.Pairs))
+	if stats.Pairs > 0 {
+		fmt.Fprintf(stdout, "SMT: %d pairs of atomic blocks, %d z3 queries, %s\n", stats.Pairs, stats.Queries, stats.Time.Round(time.Millisecond/10))
+	}
 	if err := res.WriteText(stdout, src); err != nil {
 		fmt.Fprintf(stderr, "weft ics: %v\n", err)
 		return exitInternal
@@ -71,10 +91,15 @@ func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // The JSON of `weft ics --json` (docs/cli.md).
 type icsOutput struct {
-	File  string     `json:"file"`
-	SMT   bool       `json:"smt"`
-	Notes []string   `json:"notes"`
-	Pairs []icsPairJ `json:"pairs"`
+	File string `json:"file"`
+	SMT  bool   `json:"smt"`
+	// What the synthesis cost: pairs of atomic blocks asked about, z3
+	// queries, wall time (z3's start-up included).
+	SMTPairs   int        `json:"smt_pairs"`
+	SMTQueries int        `json:"smt_queries"`
+	SMTMillis  float64    `json:"smt_ms"`
+	Notes      []string   `json:"notes"`
+	Pairs      []icsPairJ `json:"pairs"`
 }
 
 type icsPairJ struct {

@@ -10,7 +10,7 @@ import (
 // TestIcs compares `weft ics` on fig1 with testdata/ics_fig1.txt (go
 // test -update-ics rewrites it) and checks the JSON's shape.
 func TestIcs(t *testing.T) {
-	code, out, errOut := runCLI(t, "ics", "../../examples/fig1.weft")
+	code, out, errOut := runCLI(t, "ics", "--no-smt", "../../examples/fig1.weft")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -28,7 +28,7 @@ func TestIcs(t *testing.T) {
 		t.Errorf("weft ics differs (WEFT_UPDATE_ICS=1 rewrites it); got:\n%s", out)
 	}
 
-	code, out, errOut = runCLI(t, "ics", "--json", "../../examples/fig1.weft")
+	code, out, errOut = runCLI(t, "ics", "--json", "--no-smt", "../../examples/fig1.weft")
 	if code != exitOK {
 		t.Fatalf("--json: exit %d: %s", code, errOut)
 	}

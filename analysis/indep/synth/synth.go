@@ -86,6 +86,12 @@ type Options struct {
 	// Int64 adds the int64 range of every initial value and of every
 	// intermediate result of both orders to F (see the package doc).
 	Int64 bool
+	// AssumeNoOverflow (Synthesizer, Analyze) gives the engine the
+	// conditions that hold where no arithmetic overflows: CDPOR then
+	// explores one order of atomic blocks that commute but for an
+	// overflow, and may miss an overflow that only the other order
+	// reaches. The user asks for it (weft check --assume-no-overflow).
+	AssumeNoOverflow bool
 
 	// sharedOnly compares shared memory only, as Def. 5 does literally:
 	// NOT sufficient for Weft (locals are part of the state); for tests
