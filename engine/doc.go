@@ -32,6 +32,14 @@
 //     a thread standing at a choose moves first (see below).
 //   - SDPOR (Source-DPOR with sleep sets): exactly one per Mazurkiewicz
 //     trace, plus sleep-set-blocked ones counted apart in Stats.SSB.
+//   - CDPOR (Constrained DPOR, Albert et al.): at most SDPOR's, and at
+//     least one per class of traces that differ only in the order of
+//     steps that commute where they meet (an independence constraint
+//     holds there, uniformly: "Constrained DPOR" in package dpor). It
+//     finds every bug dfs finds and reaches every final state dfs
+//     reaches; of a data race it may report more pairs of statements
+//     than the other modes (every unordered pair it sees, not the
+//     nearest). Result.Independence counts the conditions it evaluated.
 //   - QPOR (unfolding-based, k-partial alternatives, Options.K): exactly
 //     one per trace; fewer sleep-set-blocked executions as K grows.
 //   - Optimal (unfolding-based, every alternative): exactly one per trace
