@@ -17,7 +17,7 @@ import (
 // small budgets) on arbitrary text: whatever the input, nothing panics,
 // lowered programs validate, and every bug found reproduces.
 func FuzzExplore(f *testing.F) {
-	for _, dir := range []string{"../examples", "../benchmarks"} {
+	for _, dir := range []string{"../examples", "../benchmarks", "../benchmarks/cdpor"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.weft"))
 		for _, file := range files {
 			if src, err := os.ReadFile(file); err == nil {
