@@ -138,6 +138,13 @@ func Start(ctx context.Context, cfg Config) (*Solver, error) {
 	return s, nil
 }
 
+// Available says whether Start would find a z3 binary with cfg (nil), or
+// why not (an error wrapping ErrNotFound), without starting it.
+func Available(cfg Config) error {
+	_, err := findBinary(cfg.Path)
+	return err
+}
+
 func findBinary(p string) (string, error) {
 	if p == "" {
 		p = os.Getenv(EnvPath)

@@ -79,23 +79,41 @@ func Synthesizer(s *z3.Solver, checked *analysis.Program, opts Options, stats *S
 	}
 }
 
-// Analyze is indep.Analyze with SMT synthesis when z3 can be started (one
-// solver for the whole analysis, closed before it returns), and the
-// syntactic conditions only, with a note saying why, when it cannot.
+// Analyze is indep.Analyze with SMT synthesis when z3 can be found (one
+// solver for the whole analysis, started at the first pair of atomic
+// blocks and closed before Analyze returns), and the syntactic conditions
+// only, with a note saying why, when it cannot.
 func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, sum *access.Summary, cfg z3.Config, opts Options) (*indep.Result, Stats, error) {
 	var stats Stats
 	start := time.Now()
-	s, err := z3.Start(ctx, cfg)
-	if err != nil {
-		note := "SMT synthesis (z3) not available: syntactic conditions only (" + err.Error() + ")"
-		if errors.Is(err, z3.ErrNotFound) {
-			note = "z3 not found: syntactic conditions only (install the z3 package, or set WEFT_Z3)"
+	if err := z3.Available(cfg); err != nil {
+		note := "z3 not found: syntactic conditions only (install the z3 package, or set WEFT_Z3)"
+		if !errors.Is(err, z3.ErrNotFound) {
+			note = "SMT synthesis (z3) not available: syntactic conditions only (" + err.Error() + ")"
 		}
 		res, err := indep.Analyze(ctx, checked, prog, sum, indep.Options{NoSMT: note})
 		return res, stats, err
 	}
-	defer s.Close()
-	res, err := indep.Analyze(ctx, checked, prog, sum, indep.Options{Synthesize: Synthesizer(s, checked, opts, &stats)})
+	var solver *z3.Solver
+	var inner indep.Synthesizer
+	var startErr error
+	defer func() {
+		if solver != nil {
+			_ = solver.Close()
+		}
+	}()
+	lazy := func(ctx context.Context, q, r *access.Statement) ([]icond.Condition, string, error) {
+		if inner == nil && startErr == nil {
+			if solver, startErr = z3.Start(ctx, cfg); startErr == nil {
+				inner = Synthesizer(solver, checked, opts, &stats)
+			}
+		}
+		if startErr != nil {
+			return nil, "SMT: z3 did not start: " + startErr.Error(), nil
+		}
+		return inner(ctx, q, r)
+	}
+	res, err := indep.Analyze(ctx, checked, prog, sum, indep.Options{Synthesize: lazy})
 	stats.Time = time.Since(start)
 	if err != nil {
 		return nil, stats, fmt.Errorf("independence constraints: %w", err)
