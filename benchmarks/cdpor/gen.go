@@ -211,7 +211,13 @@ thread main {
     for w in 0..N {
         join handles[w]
     }
-    var total int = sum
+    // Read in an atomic block, as the adds are: the join already orders
+    // it after them, but the static race check (what lets cdpor merge
+    // atomic blocks, engine/ir.Constraints.RaceFree) does not see joins.
+    var total int
+    atomic {
+        total = sum
+    }
     var serial int = 0
     var positive bool = true
     for i in 0..ITERS / N * N {
