@@ -564,7 +564,7 @@ func compareModesWithin(t *testing.T, name string, prog *engine.Program, src str
 // (under the step bound, checkBugsUnderStepBound's rule), every final
 // state of dfs's executions that did not stop reached, and no more such
 // executions than sdpor (CDPOR may merge traces, never split them).
-func checkCDPOR(t *testing.T, name string, prog *engine.Program, src string, opts engine.Options, ref, sd outcome) {
+func checkCDPOR(t *testing.T, name string, prog *engine.Program, src string, opts engine.Options, ref, sd outcome) *engine.Result {
 	t.Helper()
 	opts.Algorithm = engine.CDPOR
 	if opts.MaxSteps == 0 {
@@ -574,7 +574,7 @@ func checkCDPOR(t *testing.T, name string, prog *engine.Program, src string, opt
 	defer checkReproduce(t, name, "cdpor", prog, got.res)
 	if hitStepBound(ref.res) {
 		checkBugsUnderStepBound(t, name, "cdpor", src, ref.res, got.res)
-		return
+		return got.res
 	}
 	// Data races: every pair dfs reports, and maybe more (see
 	// clocks.FullRaceWalk), each of which reproduces (checkReproduce).
@@ -607,6 +607,7 @@ func checkCDPOR(t *testing.T, name string, prog *engine.Program, src string, opt
 	if (ref.assumeEnded > 0) != (got.assumeEnded > 0) {
 		t.Errorf("%s: dfs has %d executions ended by a failed assume, cdpor %d\n%s", name, ref.assumeEnded, got.assumeEnded, src)
 	}
+	return got.res
 }
 
 // knownCase is a program with its number of Mazurkiewicz traces (0:

@@ -153,3 +153,30 @@ func (c *Clocks) LastWrite(loc int32, keep func(e int32) bool) int32 {
 	}
 	return -1
 }
+
+// WritesBefore reports whether every write of loc made before the event
+// being pushed, other than k's own, happens before event k. Then the
+// value loc has where k runs is the same in every execution that orders
+// the events like this one does: no write of it can move past k. CDPOR
+// asks it of the words a constraint reads (see dpor's cdpor.stable).
+func (c *Clocks) WritesBefore(loc, k int32) bool {
+	kc := c.evs[k].dep
+	h := c.depHead[loc]
+	if h >= 0 && c.accs[h].kind != accWrite {
+		h = c.accs[h].dep.prevW
+	}
+	for ; h >= 0; h = c.accs[h].dep.prevW {
+		c.hops++
+		r := &c.accs[h]
+		if r.may || r.ev == k {
+			continue
+		}
+		if !c.Before(r.ev, kc) {
+			return false
+		}
+		if r.full {
+			return true // every earlier write happens before r.ev
+		}
+	}
+	return true
+}

@@ -41,6 +41,18 @@ import (
 // thread's position then, or anything when unknown). The same-value
 // condition of two writes reads no shared word.
 //
+// Backward stability: a constraint that reads shared words is used only
+// if every earlier write of them happens before the earlier event k
+// (stable): uniformity keeps later writers away, this keeps the value
+// from depending on a write that a reversal could move after k.
+//
+// Coarse steps: cdpor runs on the coarse machine as SDPOR does (package
+// driver, "Coarse steps"), so it never explores more than SDPOR for
+// taking plain accesses one by one. A step that carries a tail is never
+// taken as independent (the constraints describe single steps), and a
+// word some tail has written is never read by a constraint used (tail
+// writes are not on the dependence chains that give valueAt its values).
+//
 // What is never taken as independent, since its order matters beyond
 // the two steps' effects:
 //   - steps that stop the execution, and every step that is not a read, a
@@ -65,6 +77,11 @@ type cdpor struct {
 	need map[ir.Site]int32 // the frame slots [0, n) the constraints read of a thread at the site
 	pre  [][]int64         // per depth: those slots when the step began
 
+	// tailWrote marks the words a coarse step's tail has written in any
+	// execution so far (it only grows): their writes are not all on the
+	// dependence chains, so no condition that reads them is used.
+	tailWrote []bool
+
 	firstAt []int32 // scratch for uniform: per thread, its first event after e
 	stats   map[statKey]*driver.IndepStat
 }
@@ -76,7 +93,8 @@ type statKey struct {
 
 func newCDPOR(x *explorer) *cdpor {
 	c := &cdpor{x: x, cs: x.Opts.Constraints, bodyIndex: map[*ir.Body]int32{},
-		initial: slices.Clone(x.M.Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{}}
+		initial: slices.Clone(x.M.Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{},
+		tailWrote: make([]bool, len(x.M.Mem))}
 	for i, b := range x.Prog.Bodies {
 		c.bodyIndex[b] = int32(i)
 		for _, l := range b.Loops {
@@ -120,6 +138,15 @@ func (c *cdpor) snapshot(d, t int) {
 	}
 }
 
+// stepped notes the words the tail of a step just made wrote.
+func (c *cdpor) stepped(ev *interp.Event) {
+	for i := range ev.Tail {
+		if a := &ev.Tail[i]; a.Write && int(a.Loc) < len(c.tailWrote) {
+			c.tailWrote[a.Loc] = true
+		}
+	}
+}
+
 func (c *cdpor) site(e int32) ir.Site {
 	ev := &c.x.Evs[e]
 	return ir.Site{Body: c.bodyIndex[c.x.M.Threads[ev.Thread].Body], PC: ev.PC}
@@ -142,7 +169,8 @@ func dataStep(k ir.EventKind) bool { return k == ir.EvRead || k == ir.EvWrite ||
 // Eligible implements clocks.CondOracle.
 func (c *cdpor) Eligible(k, d int32) bool {
 	ek, en := &c.x.Evs[k], &c.x.Evs[d]
-	if ek.Stop != interp.NoStop || en.Stop != interp.NoStop || !dataStep(ek.Kind) || !dataStep(en.Kind) || ek.Thread == en.Thread {
+	if ek.Stop != interp.NoStop || en.Stop != interp.NoStop || !dataStep(ek.Kind) || !dataStep(en.Kind) || ek.Thread == en.Thread ||
+		len(ek.Tail) > 0 || len(en.Tail) > 0 {
 		return false
 	}
 	if c.spin && (pureRead(ek) || pureRead(en)) {
@@ -166,13 +194,14 @@ func (c *cdpor) Independent(k, d int32, dep clocks.Clock) bool {
 		if en.Kind == ir.EvWrite {
 			w = en
 		}
-		held := c.uniform(k, d, []ir.LocRange{{Lo: w.Loc, Hi: w.Loc + 1}}) && c.valueAt(w.Loc, k, dep) == w.Value
+		word := []ir.LocRange{{Lo: w.Loc, Hi: w.Loc + 1}}
+		held := c.uniform(k, d, word) && c.stable(k, word) && c.valueAt(w.Loc, k, dep) == w.Value
 		return c.count(pair, "same-value", "the word already holds the value written", held)
 	}
 	st := condState{c, k, d, dep}
 	for i := range c.cs.Pairs[pair] {
 		con := &c.cs.Pairs[pair][i]
-		held := c.uniform(k, d, con.Reads) && con.Holds(st)
+		held := c.uniform(k, d, con.Reads) && c.stable(k, con.Reads) && con.Holds(st)
 		if c.count(pair, con.Origin, con.Text, held) {
 			return true
 		}
@@ -255,6 +284,27 @@ func (c *cdpor) uniform(k, d int32, reads []ir.LocRange) bool {
 	})
 }
 
+// stable reports whether the shared words reads have where event k runs
+// are fixed by the events that happen before k: every earlier write of
+// them happens before k. Uniformity looks forward (no later write by a
+// third thread); this looks back. Without it, a condition that held
+// because of an earlier write that does not happen before k (say a write
+// of the same value by another thread, itself independent of k) would be
+// taken to hold in the executions that move that write after k, where
+// it may not: the reversal of a race with that write would then compute
+// its initials with an independence that no longer holds there, and
+// lose an execution (found by TestCDPORAnalysisRandom).
+func (c *cdpor) stable(k int32, reads []ir.LocRange) bool {
+	for _, r := range reads {
+		for loc := r.Lo; loc < r.Hi; loc++ {
+			if c.tailWrote[loc] || !c.x.Clk.WritesBefore(loc, k) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // standsAt is the site thread t stands at now (false: finished).
 func (c *cdpor) standsAt(t int) (ir.Site, bool) {
 	th := c.x.M.Threads[t]
@@ -304,7 +354,7 @@ func (c *cdpor) noOtherWrites(a, b int32, reads []ir.LocRange, pos func(t int) (
 // value there.
 func (c *cdpor) sleepIndependent(s *sleeper, ev *interp.Event, evSite ir.Site) bool {
 	k := s.fp.Kind
-	if ev.Stop != interp.NoStop || s.fp.Stop || k != ir.EvRead && k != ir.EvWrite || ev.Kind != ir.EvRead && ev.Kind != ir.EvWrite ||
+	if ev.Stop != interp.NoStop || s.fp.Stop || s.tail || len(ev.Tail) > 0 || k != ir.EvRead && k != ir.EvWrite || ev.Kind != ir.EvRead && ev.Kind != ir.EvWrite ||
 		s.fp.Loc != ev.Loc || k == ir.EvRead && ev.Kind == ir.EvRead {
 		return false
 	}

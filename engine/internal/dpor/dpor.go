@@ -53,9 +53,11 @@ type explorer struct {
 type sleeper struct {
 	thread int32
 	fp     ir.Footprint
-	// For CDPOR: the value its step read or wrote, and its site.
+	// For CDPOR: the value its step read or wrote, its site, and whether
+	// it carried a tail (coarse mode).
 	value int64
 	site  ir.Site
+	tail  bool
 }
 
 // footprintOf is the footprint of an executed step. may lists the
@@ -196,6 +198,9 @@ func (x *explorer) step(d, t, alt int, ev *interp.Event) bool {
 	}
 	n := len(x.M.Threads)
 	ok := x.StepAlt(t, alt, ev)
+	if x.cd != nil {
+		x.cd.stepped(ev)
+	}
 	added, removed := int32(-1), int32(-1)
 	if len(x.M.Threads) > n && x.M.Threads[n].Status != interp.Finished {
 		added = int32(n)
@@ -233,7 +238,7 @@ func (x *explorer) retreat(d int) {
 		n.sleepSet.add(int(n.chosen))
 		s := sleeper{thread: n.chosen, fp: footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d])), value: x.Evs[d].Value}
 		if x.cd != nil {
-			s.site = x.cd.site(int32(d))
+			s.site, s.tail = x.cd.site(int32(d)), len(x.Evs[d].Tail) > 0
 		}
 		n.sleep = append(n.sleep, s)
 	}

@@ -869,9 +869,7 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 	if x.M == nil {
 		x.Finish() // the initial state does not fit in memory
 	} else {
-		// CDPOR's constraints are about single steps: it explores them
-		// fine from the start.
-		x.M.Coarse = opts.Algorithm != DFS && opts.Algorithm != CDPOR && !opts.EveryAccess
+		x.M.Coarse = opts.Algorithm != DFS && !opts.EveryAccess
 		x.M.TailBound = opts.MaxSteps
 		explore(x)
 	}
