@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"weft/engine"
+	"weft/engine/ir"
 )
 
 // The work on a document, in three tiers (see the package doc): the
@@ -25,6 +26,10 @@ type plan struct {
 	delay  time.Duration // wait this quiet period first
 	stage  int           // 0: the quick check; 1…: the escalated ones
 	forced bool          // asked for by the user (Run optimal now)
+	// auto: run cdpor instead of algo when the snapshot's independence
+	// constraints apply (engine.ConstraintsApply; see schedule in the
+	// package doc).
+	auto bool
 	// fallback, set when the plan runs, is why it ran sdpor instead of
 	// algo (a feature algo does not explore; see modeFor), or "".
 	fallback string
@@ -75,7 +80,8 @@ func (d *document) run() {
 				continue
 			}
 			set := d.s.currentSettings()
-			next = &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay()}
+			snap.startConstraints(set)
+			next = &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay(), auto: set.CDPOR}
 			d.setStatus(snap.version, status{State: stateChecking, Algorithm: string(next.algo), K: 1, Waiting: true})
 		}
 		if next == nil || snap == nil || d.ctx.Err() != nil {
@@ -109,11 +115,15 @@ func (d *document) analyse() *snapshot {
 	d.mu.Lock()
 	text, version := d.text, d.version
 	d.mu.Unlock()
-	snap := newSnapshot(docName(d.uri), version, text)
+	snap := newSnapshot(d.ctx, docName(d.uri), version, text)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.version != version || d.ctx.Err() != nil {
+		snap.cancel()
 		return nil
+	}
+	if d.snap != nil {
+		d.snap.cancel() // its background work is of no use any more
 	}
 	d.snap = snap
 	d.bugs = nil
@@ -167,7 +177,7 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	st.State, st.Waiting, st.Escalating = stateChecking, false, true
 	d.setStatus(snap.version, st)
 	budget := set.escalationBudgets()[p.stage]
-	return &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1}, false
+	return &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0}, false
 }
 
 // afterCancel decides what a cancelled run amounts to: a stop the user
@@ -196,11 +206,11 @@ func (d *document) afterCancel(snap *snapshot, res *engine.Result) (*plan, bool)
 // progress about every half second.
 func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine.Result {
 	set := d.s.currentSettings()
+	algo, cs := chooseMode(ctx, snap, p)
 	ctx, cancelBudget := context.WithTimeout(ctx, p.budget)
 	defer cancelBudget()
 	start := time.Now()
-	var algo engine.Algorithm
-	algo, p.fallback = modeFor(snap.loaded.Exec, engine.Options{Algorithm: p.algo})
+	algo, p.fallback = modeFor(snap.loaded.Exec, engine.Options{Algorithm: algo})
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
 	d.setStatus(snap.version, base)
 	token := d.beginProgress(snap, p)
@@ -211,6 +221,8 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 		K:         p.k,
 		MaxSteps:  set.MaxSteps,
 		MaxMemory: set.maxMemory(),
+		// Constraints are given to cdpor only: no other mode reads them.
+		Constraints: cs,
 		OnBug: func(b *engine.Bug) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -243,6 +255,28 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 		}
 	}
 	return res
+}
+
+// chooseMode is the mode of plan p on snap and, for cdpor, the
+// independence constraints it uses: cdpor when p asks for it, or when p
+// is auto and the snapshot's constraints apply; otherwise p.algo. It
+// waits for the constraints (computed in the background since the
+// snapshot's checks began) at most p's budget, then runs p.algo.
+func chooseMode(ctx context.Context, snap *snapshot, p *plan) (engine.Algorithm, *ir.Constraints) {
+	if !p.auto && p.algo != engine.CDPOR {
+		return p.algo, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, p.budget)
+	defer cancel()
+	ind := snap.waitConstraints(wait)
+	if ind == nil {
+		return p.algo, nil // cdpor asked for: its own conditions only
+	}
+	cs := ind.Constraints()
+	if p.algo == engine.CDPOR || engine.ConstraintsApply(snap.loaded.Exec, cs) {
+		return engine.CDPOR, cs
+	}
+	return p.algo, nil
 }
 
 // exploreSafely runs an exploration, turning a panic of the engine into

@@ -50,6 +50,12 @@ type snapshot struct {
 	// (engine.Result.Independence: cdpor's), for the hover.
 	indepMu      sync.Mutex
 	independence []engine.IndepStat
+
+	// ctx ends when a newer snapshot of the document replaces this one,
+	// or the document closes: it bounds the background work on it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	cons   constraints // see startConstraints
 }
 
 // setIndependence keeps an exploration's counts of the independence
@@ -78,8 +84,11 @@ func (snap *snapshot) indepStats() []indep.Stat {
 	return out
 }
 
-func newSnapshot(name string, version int32, text []byte) *snapshot {
+// newSnapshot analyses one version of a document; its background work
+// ends with ctx or snap.cancel.
+func newSnapshot(ctx context.Context, name string, version int32, text []byte) *snapshot {
 	snap := &snapshot{version: version, text: text, file: source.NewFile(name, text)}
+	snap.ctx, snap.cancel = context.WithCancel(ctx)
 	if len(text) > maxDocument {
 		snap.diags = []source.Diagnostic{{
 			Severity: source.Error, Code: "file-too-large",
@@ -165,6 +174,17 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 	d.mu.Unlock()
 	d.poke()
 	return nil
+}
+
+// recheck cancels what runs and checks the current text again, from its
+// analysis (the settings changed).
+func (d *document) recheck() {
+	d.mu.Lock()
+	if d.runCancel != nil {
+		d.runCancel()
+	}
+	d.mu.Unlock()
+	d.poke()
 }
 
 // close stops the document's work and clears what was published for it.

@@ -26,7 +26,8 @@ type facts struct {
 	sum  *access.Summary
 	prog *analysis.Program
 	// ind holds the independence conditions of the interfering pairs
-	// (syntactic rules only); nil if their analysis failed.
+	// (syntactic rules only; the snapshot's constraints add SMT's once
+	// computed); nil if their analysis failed.
 	ind *indep.Result
 }
 
@@ -93,7 +94,7 @@ func (f *facts) describeObject(b *strings.Builder, obj *analysis.Object) {
 // dependent with, each with the conditions under which they commute and,
 // when stats has counts of the explorations run so far, how often each
 // held.
-func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI string, stats []indep.Stat) (source.Range, bool) {
+func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI string, ind *indep.Result, stats []indep.Stat) (source.Range, bool) {
 	st := f.sum.StatementAt(pos)
 	if st == nil {
 		return source.Range{}, false
@@ -121,10 +122,13 @@ func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI str
 		return st.Range, true
 	}
 	conds := map[*access.Statement][]indep.CondStat{}
-	if f.ind != nil {
+	if ind == nil {
+		ind = f.ind
+	}
+	if ind != nil {
 		// A function's statement is one per calling body: the same
 		// condition of several copies is shown once, its counts summed.
-		for _, it := range f.ind.Interference(st, stats) {
+		for _, it := range ind.Interference(st, stats) {
 			for _, c := range it.Conditions {
 				list := conds[it.Other]
 				i := slices.IndexFunc(list, func(d indep.CondStat) bool { return d.Text == c.Text && d.Origin == c.Origin })
@@ -154,6 +158,11 @@ func (f *facts) describeStatement(b *strings.Builder, pos source.Pos, docURI str
 			fmt.Fprintf(b, "  - %s\n", condLine(c))
 		}
 	}
+	if ind != nil {
+		for _, n := range ind.Notes {
+			fmt.Fprintf(b, "\n*%s.*\n", strings.TrimSuffix(n, "."))
+		}
+	}
 	return st.Range, true
 }
 
@@ -172,8 +181,8 @@ func condLine(c indep.CondStat) string {
 	}
 	origin := c.Origin
 	switch {
-	case origin == "smt":
-		origin = "SMT"
+	case origin == "smt" || strings.HasPrefix(origin, "smt,"):
+		origin = "SMT" + strings.TrimPrefix(origin, "smt")
 	case isRule(origin):
 		origin = "rule: " + origin
 	default:

@@ -48,7 +48,7 @@ thread b {
     var r int = x
 }
 `
-	snap := newSnapshot("/test/counts.weft", 1, []byte(src))
+	snap := newSnapshot(context.Background(), "/test/counts.weft", 1, []byte(src))
 	f := snap.facts()
 	if f == nil || f.ind == nil {
 		t.Fatal("no facts")
@@ -63,7 +63,7 @@ thread b {
 		{Pair: [2]ir.Site{sa[0], sb[0]}, Origin: "same-value", Text: "x == 1", Checked: 2, Held: 1},
 	})
 	var b strings.Builder
-	if _, ok := f.describeStatement(&b, source.Pos{Offset: strings.Index(src, "var r")}, "file:///test/counts.weft", snap.indepStats()); !ok {
+	if _, ok := f.describeStatement(&b, source.Pos{Offset: strings.Index(src, "var r")}, "file:///test/counts.weft", nil, snap.indepStats()); !ok {
 		t.Fatal("no statement")
 	}
 	v := b.String()

@@ -39,7 +39,7 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	}
 	if facts := snap.facts(); facts != nil {
 		var sb strings.Builder
-		if r, ok := facts.describeStatement(&sb, pos, string(params.TextDocument.URI), snap.indepStats()); ok {
+		if r, ok := facts.describeStatement(&sb, pos, string(params.TextDocument.URI), snap.readyConstraints(), snap.indepStats()); ok {
 			if b.Len() > 0 {
 				b.WriteString("\n---\n\n")
 			} else {

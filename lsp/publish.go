@@ -339,7 +339,7 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	switch {
 	case st.State == stateChecking && !st.Waiting:
 		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Stop", Command: cmdStop, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
-	case st.State != stateErrors && !(st.Complete && st.Algorithm == string(engine.Optimal)):
+	case st.State != stateErrors && !st.Complete: // a complete check, in any mode, leaves nothing to explore
 		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Run optimal now", Command: cmdRunOptimal, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
 	}
 	for _, b := range d.bugs {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -328,13 +329,25 @@ func (s *Server) SetTrace(context.Context, *protocol.SetTraceParams) error { ret
 func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
 	s.mu.Lock()
 	next, err := s.settings.merge(params.Settings)
+	changed := err == nil && !reflect.DeepEqual(next, s.settings)
+	var docs []*document
 	if err == nil {
 		s.settings = next
 		s.limiter.setLimit(next.maxConcurrent())
 	}
+	if changed {
+		for _, d := range s.docs {
+			docs = append(docs, d)
+		}
+	}
 	s.mu.Unlock()
 	if err != nil {
 		s.clientLog(protocol.MessageTypeWarning, "weft: "+err.Error()+"; the previous settings stay")
+	}
+	// What was checked with the old settings is checked again with the
+	// new ones (another mode, other conditions, other bug kinds).
+	for _, d := range docs {
+		d.recheck()
 	}
 	return nil
 }

@@ -35,6 +35,20 @@ type Settings struct {
 	MaxConcurrent int `json:"maxConcurrent"`
 	// MaxSteps is the step bound of an execution.
 	MaxSteps int `json:"maxSteps"`
+	// CDPOR runs cdpor, instead of qpor for the quick check and instead of
+	// EscalationAlgorithm for the first escalated one, on a model whose
+	// independence constraints apply (a race-free model with conditions
+	// on atomic blocks; see the package doc, "Schedule").
+	CDPOR bool `json:"cdpor"`
+	// SMT asks z3 for the independence conditions of pairs of atomic
+	// blocks (the hover and the cdpor checks); without it, or without z3,
+	// the conditions are the syntactic rules'.
+	SMT bool `json:"smt"`
+	// AssumeNoOverflow lets the cdpor checks use the conditions that hold
+	// only where no arithmetic overflows (as `weft check
+	// --assume-no-overflow`): an overflow that only an order they merge
+	// would hit may go unreported.
+	AssumeNoOverflow bool `json:"assumeNoOverflow"`
 	// BugKinds lists the kinds of bugs reported (empty: all of them):
 	// assertion, deadlock, data-race, runtime-error, step-bound.
 	BugKinds []string `json:"bugKinds"`
@@ -49,6 +63,8 @@ func DefaultSettings() Settings {
 		EscalationAlgorithm: string(engine.Optimal),
 		EscalationCeilingMs: 5 * 60 * 1000,
 		MaxSteps:            engine.DefaultMaxSteps,
+		SMT:                 true,
+		CDPOR:               true,
 	}
 }
 
