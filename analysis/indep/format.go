@@ -19,7 +19,26 @@ func StatementText(st *access.Statement, src []byte) string {
 	if lo < 0 || hi > len(src) || lo > hi {
 		return ""
 	}
-	s := strings.Join(strings.Fields(string(src[lo:hi])), " ")
+	// One line: the statements of a block that stood on lines of their
+	// own are separated by "; ", as Weft allows.
+	var b strings.Builder
+	prev := ""
+	for _, line := range strings.Split(string(src[lo:hi]), "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		switch {
+		case prev == "":
+		case strings.HasSuffix(prev, "{") || strings.HasSuffix(prev, ";") || strings.HasPrefix(line, "}"):
+			b.WriteByte(' ')
+		default:
+			b.WriteString("; ")
+		}
+		b.WriteString(line)
+		prev = line
+	}
+	s := b.String()
 	if r := []rune(s); len(r) > 60 {
 		s = string(r[:59]) + "…"
 	}
