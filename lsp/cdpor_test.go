@@ -17,13 +17,7 @@ import (
 // cdpor on a model whose constraints apply (and the hover then counts
 // them), qpor on any other or when the cdpor setting is off.
 func TestCDPORSchedule(t *testing.T) {
-	if err := z3.Available(z3.Config{}); err != nil {
-		t.Skipf("the SMT conditions of Pi need z3: %v", err)
-	}
-	pi, err := os.ReadFile("../benchmarks/cdpor/pi_4.weft")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pi := piModel(t)
 	for _, c := range []struct {
 		name       string
 		file, src  string
@@ -89,13 +83,7 @@ func hoverAt(t *testing.T, cl *testClient, u uri.URI, src, what string) string {
 // A change of settings checks the open documents again with the new
 // ones: turning cdpor off makes the next check of Pi a qpor one.
 func TestSettingsChangeRechecks(t *testing.T) {
-	if err := z3.Available(z3.Config{}); err != nil {
-		t.Skipf("the SMT conditions of Pi need z3: %v", err)
-	}
-	pi, err := os.ReadFile("../benchmarks/cdpor/pi_4.weft")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pi := piModel(t)
 	cl := startServer(t, map[string]any{"escalate": false})
 	u := cl.open("pi_4.weft", string(pi))
 	verifiedWith := func(algo string) func() bool {
@@ -109,4 +97,18 @@ func TestSettingsChangeRechecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.waitFor("a qpor check after the change", 60*time.Second, verifiedWith("qpor"))
+}
+
+// piModel is the CDPOR port Pi(4), whose conditions come from z3: the
+// test is skipped, saying so, without it.
+func piModel(t *testing.T) []byte {
+	t.Helper()
+	if err := z3.Available(z3.Config{}); err != nil {
+		t.Skipf("the SMT conditions of Pi need z3: %v", err)
+	}
+	pi, err := os.ReadFile("../benchmarks/cdpor/pi_4.weft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pi
 }

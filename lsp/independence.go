@@ -81,6 +81,11 @@ func (snap *snapshot) waitConstraints(ctx context.Context) *indep.Result {
 		return nil
 	}
 	select {
+	case <-done: // computed: whatever ctx says
+		return snap.cons.res
+	default:
+	}
+	select {
 	case <-done:
 		return snap.cons.res
 	case <-ctx.Done():
@@ -91,14 +96,7 @@ func (snap *snapshot) waitConstraints(ctx context.Context) *indep.Result {
 // readyConstraints returns snap's conditions with SMT if they are
 // computed, else nil (without waiting).
 func (snap *snapshot) readyConstraints() *indep.Result {
-	done := snap.constraintsDone()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-		return snap.cons.res
-	default:
-		return nil
-	}
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	return snap.waitConstraints(now)
 }
