@@ -852,7 +852,14 @@ func (l *lowerer) lvalue(e grammar.Expr) place {
 			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
 		}
 		if off&constFlag != 0 {
-			at := int32(int64(root.Offset) + l.constVals[off&^constFlag])
+			c := l.constVals[off&^constFlag]
+			at := int32(int64(root.Offset) + c)
+			if c < 0 || c >= analysis.SizeOf(root.Type) {
+				// Out of range: the index check fails before any access,
+				// so the place denotes no location (an atomic block's
+				// may-footprint must not name one outside memory).
+				return place{shared: true, addr: l.constant(int64(at)), lo: int32(root.Offset), hi: int32(root.Offset)}
+			}
 			return place{shared: true, addr: l.constant(int64(at)), lo: at, hi: at + 1}
 		}
 		a := l.newTemp()

@@ -407,3 +407,36 @@ thread t {
 		}
 	}
 }
+
+// TestOutOfRangeFootprint: a constant index out of range in an unstable
+// atomic block is a runtime error where it runs, never an access, so the
+// block's may-footprint names no location past memory (it did: qpor and
+// optimal, which read it, panicked; found by FuzzExplore).
+func TestOutOfRangeFootprint(t *testing.T) {
+	src := `var a [1]int
+proc qs(lo int) {
+    atomic {
+        for k in lo..0 {}
+        a[10] = 0
+        a[-1 + 1] = a[0 - 3]
+    }
+}
+thread A0 { spawn qs(0) }
+`
+	ld := lower.Load("oob.weft", []byte(src))
+	if ld.Exec == nil {
+		t.Fatalf("not lowered: %v", ld.Diagnostics)
+	}
+	if err := ld.Exec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range ld.Exec.Bodies {
+		for pc, fp := range b.Atomics {
+			for _, acc := range fp.Accesses() {
+				if acc.Loc < 0 || int(acc.Loc) >= len(ld.Exec.Locations) {
+					t.Errorf("body %s pc %d: footprint names location %d of %d", b.Name, pc, acc.Loc, len(ld.Exec.Locations))
+				}
+			}
+		}
+	}
+}

@@ -409,6 +409,13 @@ func (p *Program) Validate() error {
 				return fmt.Errorf("program: body %s pc %d: a wait not followed by its wake", b.Name, pc)
 			}
 		}
+		for pc, fp := range b.Atomics {
+			for _, r := range append(append([]LocRange(nil), fp.Reads...), fp.Writes...) {
+				if r.Lo < 0 || r.Hi < r.Lo || int(r.Hi) > len(p.Locations) {
+					return fmt.Errorf("program: body %s pc %d: atomic footprint [%d, %d) outside the %d locations", b.Name, pc, r.Lo, r.Hi, len(p.Locations))
+				}
+			}
+		}
 	}
 	for _, t := range p.Threads {
 		if t.Body < 0 || t.Body >= len(p.Bodies) {
