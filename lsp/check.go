@@ -80,7 +80,6 @@ func (d *document) run() {
 				continue
 			}
 			set := d.s.currentSettings()
-			snap.startConstraints(set)
 			next = &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay(), auto: set.CDPOR}
 			d.setStatus(snap.version, status{State: stateChecking, Algorithm: string(next.algo), K: 1, Waiting: true})
 		}
@@ -160,6 +159,9 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 			return d.afterCancel(snap, nil)
 		}
 	}
+	// The constraints are computed once the text has been quiet for the
+	// idle delay (not for every keystroke), beside the checks.
+	snap.startConstraints(d.s.currentSettings())
 	if err := d.s.limiter.acquire(runCtx); err != nil {
 		return d.afterCancel(snap, nil)
 	}
