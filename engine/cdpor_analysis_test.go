@@ -84,13 +84,13 @@ func analysisTable(t *testing.T, name, src string, smt, noOverflow bool) *ir.Con
 // analysis finds conditions that hold in some states and fail in others.
 func atomicBlocksProgram(r *rand.Rand) string {
 	var b strings.Builder
-	b.WriteString("var x int\nvar y int\nvar a [2]int\n")
+	b.WriteString("var x int\nvar y int\nvar a [2]int\nvar z atomic int\n")
 	scal := []string{"x", "y"}
 	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
 	block := func(ind, idx string) {
 		v, w := pick(scal...), pick(scal...)
 		c := r.Intn(3) - 1
-		switch r.Intn(8) {
+		switch r.Intn(10) {
 		case 0:
 			fmt.Fprintf(&b, "%sif %s >= %d { %s = %s }\n", ind, v, c, v, w)
 		case 1:
@@ -107,13 +107,27 @@ func atomicBlocksProgram(r *rand.Rand) string {
 			fmt.Fprintf(&b, "%sa[%s] = a[%s] + %s\n", ind, idx, idx, w)
 		case 7:
 			fmt.Fprintf(&b, "%s%s = %s + %s\n", ind, v, v, w)
+		case 8:
+			fmt.Fprintf(&b, "%sz = l + %d\n", ind, c)
+		case 9:
+			fmt.Fprintf(&b, "%sl = z\n%s%s = l\n", ind, ind, v)
 		}
 	}
 	body := func(idx string) {
 		b.WriteString("    var l int\n")
 		for n := 1 + r.Intn(2); n > 0; n-- {
-			if r.Intn(8) == 0 {
+			switch r.Intn(8) {
+			case 0:
 				fmt.Fprintf(&b, "    %s = %d\n", pick(scal...), r.Intn(2))
+				continue
+			case 1:
+				// Single accesses of an atomic variable, beside blocks
+				// that write it: the engine's own conditions meet the
+				// table's.
+				fmt.Fprintf(&b, "    z = %d\n", r.Intn(2))
+				continue
+			case 2:
+				fmt.Fprintf(&b, "    l = z\n    atomic {\n        %s = l + %d\n    }\n", pick(scal...), r.Intn(2))
 				continue
 			}
 			b.WriteString("    atomic {\n")
@@ -128,7 +142,7 @@ func atomicBlocksProgram(r *rand.Rand) string {
 	b.WriteString("}\n")
 	if r.Intn(2) == 0 {
 		b.WriteString("thread main {\n    join t[0]\n    join t[1]\n    join u\n    var s int\n")
-		b.WriteString("    atomic {\n        s = x + y + a[0] + a[1]\n    }\n")
+		b.WriteString("    atomic {\n        s = x + y + a[0] + a[1] + z\n    }\n")
 		fmt.Fprintf(&b, "    assert s != %d\n}\n", r.Intn(5)-1)
 	}
 	return b.String()

@@ -16,11 +16,18 @@ import (
 // value already there) hold often and fail often: plain and atomic
 // variables, local copies written back, branches on what was read,
 // locks, a thread array, and a main thread that joins and asserts.
-func cdporProgram(r *rand.Rand) string {
+func cdporProgram(r *rand.Rand) string { return cdporThreads(r, 2, 3) }
+
+// cdporManyThreads is cdporProgram with three or four threads: the chains
+// of conditional independences that lost bugs (see cdpor.go, "No-op
+// swaps") need a third writer.
+func cdporManyThreads(r *rand.Rand) string { return cdporThreads(r, 3, 4) }
+
+func cdporThreads(r *rand.Rand, minThreads, maxThreads int) string {
 	var b strings.Builder
 	vars := []string{"x", "y", "z"}
 	b.WriteString("var x int\nvar y int\nvar z atomic int\nvar m mutex\n")
-	nth := 2 + r.Intn(2)
+	nth := minThreads + r.Intn(maxThreads-minThreads+1)
 	arr := r.Intn(3) == 0
 	stmt := func(ind string, n int) {
 		for i := 0; i < n; i++ {
@@ -80,11 +87,147 @@ func cdporProgram(r *rand.Rand) string {
 // often, CDPOR finds exactly dfs's bugs, reaches every final state of
 // dfs's executions, and explores no more executions than SDPOR.
 func TestCDPORRandom(t *testing.T) {
-	forEachProgram(t, 400, 80, cdporProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
-		ref := dfsReference(t, prog, src, dfsBudget)
-		sd := explore(t, prog, engine.SDPOR, true)
-		checkCDPOR(t, name, prog, src, engine.Options{}, ref, sd)
-	})
+	for _, g := range []struct {
+		name string
+		gen  func(*rand.Rand) string
+	}{{"2-3 threads", cdporProgram}, {"3-4 threads", cdporManyThreads}} {
+		t.Run(g.name, func(t *testing.T) {
+			forEachProgram(t, 400, 80, g.gen, func(t *testing.T, name string, prog *engine.Program, src string) {
+				ref := dfsReference(t, prog, src, dfsBudget)
+				sd := explore(t, prog, engine.SDPOR, true)
+				checkCDPOR(t, name, prog, src, engine.Options{}, ref, sd)
+			})
+		})
+	}
+}
+
+// TestCDPORLostBugs: programs on which cdpor once missed what dfs finds,
+// checked with the engine's own conditions and with the analysis' tables.
+// The first three lost an assertion failure through a write of a value
+// that another write of it made a no-op in one order and not in the
+// other (cdpor.go, "No-op swaps"; in the third, the two writes were
+// merged by a table condition on locals, m + 1 == 1); the fourth lost a
+// final state through a condition that held because of an earlier write
+// a reversal could move
+// (cdpor.go, "Backward stability"). Each fails on the engine before its
+// fix.
+func TestCDPORLostBugs(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"same-value writes, plain", `
+var x int
+var y int
+var z int
+thread t0 {
+    var l int = x
+    y = l + 1
+}
+thread t1 {
+    z = 1
+    var m int = y
+    x = m + 1
+}
+thread t2 {
+    x = 1
+}
+thread main {
+    join t0
+    join t1
+    join t2
+    assert x + y != 5
+}`},
+		{"same-value writes, atomic blocks", `
+var x int
+var y int
+var z int
+thread t0 {
+    var l int
+    atomic { l = x }
+    atomic { y = l + 1 }
+}
+thread t1 {
+    var m int
+    atomic { z = 1 }
+    atomic { m = y }
+    atomic { x = m + 1 }
+}
+thread t2 {
+    atomic { x = 1 }
+}
+thread main {
+    join t0
+    join t1
+    join t2
+    var s int
+    atomic { s = x + y }
+    assert s != 5
+}`},
+		{"a block and a write of one value, then a read of it", `
+var x atomic int
+var y atomic int
+var z atomic int
+thread t0 {
+    var l int = x
+    y = l + 1
+}
+thread t1 {
+    z = 1
+    var m int = y
+    atomic { x = m + 1 }
+}
+thread t2 {
+    x = 1
+}
+thread main {
+    join t0
+    join t1
+    join t2
+    var s int = x
+    s = s + y
+    assert s != 5
+}`},
+		{"a condition held by an earlier write", `
+var x int
+var y int
+var a [2]int
+thread t[i in 0..2] {
+    atomic {
+        x = 1
+    }
+    atomic {
+        a[i] = y
+    }
+}
+thread u {
+    var l int
+    atomic {
+        l = x
+        y = l + 1
+    }
+}
+thread main {
+    join t[0]
+    join t[1]
+    join u
+    var s int
+    atomic {
+        s = x + y + a[0] + a[1]
+    }
+    assert s != 4
+}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prog := load(t, c.name, c.src)
+			ref := dfsReference(t, prog, c.src, dfsBudget)
+			sd := explore(t, prog, engine.SDPOR, true)
+			checkCDPOR(t, c.name, prog, c.src, engine.Options{}, ref, sd)
+			for _, k := range tableKinds {
+				t.Run(k.name, func(t *testing.T) {
+					cs := analysisTable(t, c.name, c.src, k.smt, k.noOverflow)
+					checkCDPOR(t, c.name+" "+k.name, prog, c.src, engine.Options{Constraints: cs}, ref, sd)
+				})
+			}
+		})
+	}
 }
 
 // TestCDPORCounts: the executions CDPOR explores on programs where the
@@ -95,18 +238,24 @@ func TestCDPORCounts(t *testing.T) {
 		src          string
 		sdpor, cdpor int64
 	}{
+		// Two writes of one value commute only where the word holds it
+		// already (both do nothing; cdpor.go, "No-op swaps").
 		{"same value, then another", `
 var x int
 thread a { x = 1 }
 thread b {
     x = 1
     x = 2
-}`, 3, 2},
+}`, 3, 3},
 		{"three writers of one value", `
 var x int
 thread a { x = 1 }
 thread b { x = 1 }
-thread c { x = 1 }`, 6, 1},
+thread c { x = 1 }`, 6, 3},
+		{"two writers of the value there", `
+var x int = 1
+thread a { x = 1 }
+thread b { x = 1 }`, 2, 1},
 		{"a read and a write of the value there", `
 var x int
 thread a { var v int = x; assert v == 0 }
@@ -187,10 +336,10 @@ thread w[i in 0..%d] {
 	}{
 		{"pi 4, true", pi(4), ir.CExpr{Op: ir.CConst, Value: 1}, nil, 24, 1},
 		{"pi 4, false", pi(4), ir.CExpr{Op: ir.CConst, Value: 0}, nil, 24, 24},
-		// pi >= 0 holds everywhere, but is used only where no third
-		// worker is live (it may write pi): only the last two blocks
-		// are merged.
-		{"pi 3, uniform at the end", pi(3), ir.CExpr{Op: ir.CGe, Args: []ir.CExpr{{Op: ir.CShared, Loc: 0}, {Op: ir.CConst}}}, []ir.LocRange{{Lo: 0, Hi: 1}}, 6, 3},
+		// pi >= 0 holds everywhere, but it reads shared memory, and
+		// cdpor uses no such condition of a table (cdpor.go, "No-op
+		// swaps").
+		{"pi 3, on shared memory", pi(3), ir.CExpr{Op: ir.CGe, Args: []ir.CExpr{{Op: ir.CShared, Loc: 0}, {Op: ir.CConst}}}, []ir.LocRange{{Lo: 0, Hi: 1}}, 6, 6},
 		// the locals of both sides: s differs between any two workers.
 		{"pi 3, same s", pi(3), ir.CExpr{Op: ir.CEq, Args: []ir.CExpr{{Op: ir.CLocal, Side: 0, Slot: -1}, {Op: ir.CLocal, Side: 1, Slot: -1}}}, nil, 6, 6},
 	} {

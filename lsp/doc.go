@@ -32,17 +32,17 @@
 // (analysis/indep, with z3's conditions for pairs of atomic blocks when
 // Settings.SMT and z3 is installed) are computed in the background, at
 // most 10 s. On a model where they apply (engine.ConstraintsApply: it
-// cannot race, and some condition pairs an atomic block), the quick
-// check and the first escalated one run cdpor instead (Settings.CDPOR);
-// the later escalated ones run EscalationAlgorithm as before. The choice
-// is measured (one run of each mode to completion, one machine): on every
-// such model of the examples and the CDPOR benchmark ports, cdpor
-// completes in at most qpor's time, and in a fourth to a sixth of it on
-// the larger ones (Pi(8): 20,160 executions in 0.14 s against qpor's
-// 40,320 in 0.92 s; Fib(4): 12.5 ms against 55); on the others (QPOR's
-// table, most examples) the constraints do not apply and nothing
-// changes: there cdpor explores what sdpor does, 7–17% slower, and
-// optimal often less. The hover uses the same constraints, and the
+// cannot race, and a condition on the two threads' locals pairs an atomic
+// block), the quick check and the first escalated one run cdpor instead
+// (Settings.CDPOR); the later escalated ones run EscalationAlgorithm as
+// before. The choice is measured (one run of each mode to completion, one
+// machine): on the models where they apply (the Pi ports) cdpor completes
+// in a seventh of qpor's time (Pi(8): 0.13 s against 0.89 s, 40,320
+// executions each; with AssumeNoOverflow one execution), being sdpor where
+// sdpor has no sleep-set-blocked executions; elsewhere (QPOR's table,
+// most examples) the constraints do not apply and nothing changes: there
+// cdpor explores what sdpor does, 13–28% slower, and optimal often less.
+// The hover uses the same constraints, and the
 // counts of the latest cdpor check.
 //
 // One check runs at a time per document; a limiter bounds the checks

@@ -173,18 +173,28 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 // addEngine records e as a condition of p that the engine may use, for
 // every pair of sites of p's statements (guard, which e implies at run
 // time, is evaluated too: the indexes are in range).
+//
+// A condition that reads shared words is not given to the engine: its
+// truth would depend on the order of other steps, which cdpor cannot
+// allow (engine/internal/dpor, "No-op swaps"); it stays for people.
 func (r *Result) addEngine(p *Pair, e *icond.Expr, origin string, guard *icond.Expr) {
 	text := e.String()
-	found := false
-	for i := range p.Conditions {
-		if p.Conditions[i].Text == text && p.Conditions[i].Origin == origin {
-			p.Conditions[i].Engine, found = true, true
-		}
-	}
 	full := icond.Simplify(icond.AndOf(guard, e))
 	cexpr, reads, err := compile(full)
 	if err != nil {
 		p.Notes = append(p.Notes, fmt.Sprintf("condition %s not usable by the engine: %v", text, err))
+		return
+	}
+	found := false
+	for i := range p.Conditions {
+		if p.Conditions[i].Text == text && p.Conditions[i].Origin == origin {
+			p.Conditions[i].Engine, found = len(reads) == 0, true
+		}
+	}
+	if len(reads) > 0 {
+		if !found {
+			p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: origin}, Text: text})
+		}
 		return
 	}
 	if !found {

@@ -41,10 +41,29 @@ import (
 // thread's position then, or anything when unknown). The same-value
 // condition of two writes reads no shared word.
 //
-// Backward stability: a constraint that reads shared words is used only
-// if every earlier write of them happens before the earlier event k
-// (stable): uniformity keeps later writers away, this keeps the value
-// from depending on a write that a reversal could move after k.
+// Backward stability: a condition that reads a shared word (the engine's
+// own, below) is used only if every earlier write of it happens before
+// the earlier event k (stable): uniformity keeps later writers away, this
+// keeps the value from depending on a write that a reversal could move
+// after k.
+//
+// No-op swaps: the happens-before relation computed on the explored
+// execution must be that of every execution equivalent to it, or a race
+// that only an equivalent order shows is never reversed (found by review:
+// t1 writes x = 1, t0 reads it, t2 writes x = 1 later; with two writes of
+// one value independent, t2's write could move before t1's, which then
+// finds 1 there, and t0's read would no longer depend on it). So the
+// conditions whose truth depends on shared memory are used only where
+// swapping the two steps changes no state in between: a read and a write
+// of the value the word holds, two writes of the value it holds (both do
+// nothing). Table conditions that read shared words (G(C) not empty) are
+// not used at all; those that read only the two sides' locals hold in
+// every state, so no order of other steps changes them. But the steps
+// they merge do change state in between (two blocks adding to sum), so
+// the engine's own conditions are not used on a word that such a step may
+// write (swapWrites; found by a second review: a block writing x = 1
+// merged with a plain x = 1 changed which write a read of x found its
+// value in).
 //
 // Coarse steps: cdpor runs on the coarse machine as SDPOR does (package
 // driver, "Coarse steps"), so it never explores more than SDPOR for
@@ -77,6 +96,12 @@ type cdpor struct {
 	need map[ir.Site]int32 // the frame slots [0, n) the constraints read of a thread at the site
 	pre  [][]int64         // per depth: those slots when the step began
 
+	// swapWrites marks the words that a step merged by a table condition
+	// may write (anyWrites: any word): the engine's own conditions are not
+	// used on them (see "No-op swaps").
+	swapWrites []bool
+	anyWrites  bool
+
 	// tailWrote marks the words a coarse step's tail has written in any
 	// execution so far (it only grows): their writes are not all on the
 	// dependence chains, so no condition that reads them is used.
@@ -103,15 +128,43 @@ func newCDPOR(x *explorer) *cdpor {
 			}
 		}
 	}
+	c.swapWrites = make([]bool, len(x.M.Mem))
 	if c.cs != nil {
 		c.raceFree = c.cs.RaceFree
 		for pair, list := range c.cs.Pairs {
+			used := false
 			for i := range list {
 				c.noteSlots(pair, &list[i].Cond)
+				used = used || len(list[i].Reads) == 0
+			}
+			if used && c.raceFree {
+				c.noteWrites(pair[0])
+				c.noteWrites(pair[1])
 			}
 		}
 	}
 	return c
+}
+
+// noteWrites marks what a thread at site s may write from there on (its
+// step included) in swapWrites.
+func (c *cdpor) noteWrites(s ir.Site) {
+	w, ok := c.cs.Writes[s]
+	if !ok {
+		c.anyWrites = true
+		return
+	}
+	for _, r := range w {
+		for loc := max(r.Lo, 0); loc < r.Hi && int(loc) < len(c.swapWrites); loc++ {
+			c.swapWrites[loc] = true
+		}
+	}
+}
+
+// ownWord says whether the engine's own conditions may be used on word
+// loc: no step a table condition merges may write it.
+func (c *cdpor) ownWord(loc int32) bool {
+	return !c.anyWrites && (int(loc) >= len(c.swapWrites) || !c.swapWrites[loc])
 }
 
 // noteSlots records the slots e reads of each side of pair.
@@ -187,21 +240,30 @@ func (c *cdpor) Independent(k, d int32, dep clocks.Clock) bool {
 	ek, en := &c.x.Evs[k], &c.x.Evs[d]
 	pair := [2]ir.Site{c.site(k), c.site(d)}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
-		if ek.Kind == ir.EvWrite && en.Kind == ir.EvWrite {
-			return c.count(pair, "same-value", "both write the same value", ek.Value == en.Value)
-		}
 		w := ek
 		if en.Kind == ir.EvWrite {
 			w = en
 		}
 		word := []ir.LocRange{{Lo: w.Loc, Hi: w.Loc + 1}}
-		held := c.uniform(k, d, word) && c.stable(k, word) && c.valueAt(w.Loc, k, dep) == w.Value
+		held := c.ownWord(w.Loc) && c.uniform(k, d, word) && c.stable(k, word) && c.valueAt(w.Loc, k, dep) == w.Value
+		if ek.Kind == ir.EvWrite && en.Kind == ir.EvWrite {
+			// Two writes of one value commute in any state, but the
+			// first changes the word unless it holds the value already:
+			// then which of them finds the value there depends on their
+			// order, and so does every read's dependence on them (see
+			// "No-op swaps").
+			held = held && ek.Value == en.Value
+			return c.count(pair, "same-value", "the word already holds the value both write", held)
+		}
 		return c.count(pair, "same-value", "the word already holds the value written", held)
 	}
 	st := condState{c, k, d, dep}
 	for i := range c.cs.Pairs[pair] {
 		con := &c.cs.Pairs[pair][i]
-		held := c.uniform(k, d, con.Reads) && c.stable(k, con.Reads) && con.Holds(st)
+		if len(con.Reads) > 0 {
+			continue // reads shared words: see "No-op swaps"
+		}
+		held := con.Holds(st)
 		if c.count(pair, con.Origin, con.Text, held) {
 			return true
 		}
@@ -363,9 +425,9 @@ func (c *cdpor) sleepIndependent(s *sleeper, ev *interp.Event, evSite ir.Site) b
 	}
 	pair := [2]ir.Site{s.site, evSite}
 	if k == ir.EvWrite && ev.Kind == ir.EvWrite {
-		return c.count(pair, "same-value", "both write the same value", s.value == ev.Value)
+		return false // the node's value of the word is not at hand ("No-op swaps")
 	}
-	held := s.value == ev.Value && c.noOtherWrites(s.thread, ev.Thread, []ir.LocRange{{Lo: ev.Loc, Hi: ev.Loc + 1}}, c.standsAt)
+	held := s.value == ev.Value && c.ownWord(ev.Loc) && c.noOtherWrites(s.thread, ev.Thread, []ir.LocRange{{Lo: ev.Loc, Hi: ev.Loc + 1}}, c.standsAt)
 	return c.count(pair, "same-value", "the word already holds the value written", held)
 }
 
