@@ -236,7 +236,7 @@ func (c *cdpor) Eligible(k, d int32) bool {
 }
 
 // Independent implements clocks.CondOracle.
-func (c *cdpor) Independent(k, d int32, dep clocks.Clock) bool {
+func (c *cdpor) Independent(k, d int32, _ clocks.Clock) bool {
 	ek, en := &c.x.Evs[k], &c.x.Evs[d]
 	pair := [2]ir.Site{c.site(k), c.site(d)}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
@@ -245,7 +245,7 @@ func (c *cdpor) Independent(k, d int32, dep clocks.Clock) bool {
 			w = en
 		}
 		word := []ir.LocRange{{Lo: w.Loc, Hi: w.Loc + 1}}
-		held := c.ownWord(w.Loc) && c.uniform(k, d, word) && c.stable(k, word) && c.valueAt(w.Loc, k, dep) == w.Value
+		held := c.ownWord(w.Loc) && c.uniform(k, d, word) && c.stable(k, word) && c.valueAt(w.Loc, k) == w.Value
 		if ek.Kind == ir.EvWrite && en.Kind == ir.EvWrite {
 			// Two writes of one value commute in any state, but the
 			// first changes the word unless it holds the value already:
@@ -257,7 +257,7 @@ func (c *cdpor) Independent(k, d int32, dep clocks.Clock) bool {
 		}
 		return c.count(pair, "same-value", "the word already holds the value written", held)
 	}
-	st := condState{c, k, d, dep}
+	st := condState{c, k, d}
 	for i := range c.cs.Pairs[pair] {
 		con := &c.cs.Pairs[pair][i]
 		if len(con.Reads) > 0 {
@@ -299,11 +299,11 @@ func (c *cdpor) statistics() []driver.IndepStat {
 	return out
 }
 
-// valueAt is the value of shared word loc after the events before k and
-// the later ones that happen before the event whose clock is dep.
-func (c *cdpor) valueAt(loc, k int32, dep clocks.Clock) int64 {
-	clk := c.x.Clk
-	w := clk.LastWrite(loc, func(e int32) bool { return e < k || e > k && clk.Before(e, dep) })
+// valueAt is the value of shared word loc after the events before k:
+// where k and a later event meet (E'.û) when stable holds, since then no
+// write of loc comes between them.
+func (c *cdpor) valueAt(loc, k int32) int64 {
+	w := c.x.Clk.LastWrite(loc, func(e int32) bool { return e < k })
 	if w < 0 {
 		return c.initial[loc]
 	}
@@ -431,19 +431,15 @@ func (c *cdpor) sleepIndependent(s *sleeper, ev *interp.Event, evSite ir.Site) b
 	return c.count(pair, "same-value", "the word already holds the value written", held)
 }
 
-// condState is the state of Independent's question (ir.CState).
+// condState is the state of Independent's question (ir.CState): the two
+// sides' locals. No condition cdpor uses reads a shared word ("No-op
+// swaps"), so none is given.
 type condState struct {
 	c    *cdpor
 	k, d int32
-	dep  clocks.Clock
 }
 
-func (s condState) Shared(loc int32) (int64, bool) {
-	if int(loc) >= len(s.c.initial) {
-		return 0, false
-	}
-	return s.c.valueAt(loc, s.k, s.dep), true
-}
+func (s condState) Shared(int32) (int64, bool) { return 0, false }
 
 func (s condState) Local(side uint8, slot int32) (int64, bool) {
 	e := s.k
