@@ -54,7 +54,8 @@ func DefaultMaxMemory() int64 { return driver.DefaultMaxMemory() }
 // Algorithms lists the modes Explore accepts.
 var Algorithms = driver.Algorithms
 
-// Explore explores the executions of prog. It returns when the
+// Explore explores the executions of prog. Result.Assumptions lists what
+// its verdict rests on besides the model (see Assumptions). It returns when the
 // exploration is complete, a budget is exhausted or ctx ends (then
 // Result.Complete is false and Result.Stopped says why). It refuses, with
 // an *UnsupportedError, a program that uses a feature the mode does not
@@ -90,5 +91,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {
 		explore = unfolding.Run
 	}
-	return driver.Run(ctx, prog, opts, explore), nil
+	res := driver.Run(ctx, prog, opts, explore)
+	res.Assumptions = Assumptions(prog, opts, res)
+	return res, nil
 }

@@ -101,9 +101,17 @@ func printResult(w io.Writer, c *checked) {
 	for _, warn := range c.warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+	assuming := engine.AssumingWords(res.Assumptions)
+	if assuming != "" && c.status != statusVerified {
+		fmt.Fprintf(w, "  %s: what this result says holds only then (see docs/cli.md)\n", assuming)
+	}
 	if len(res.Bugs) == 0 {
 		switch c.status {
 		case statusVerified:
+			if assuming != "" {
+				fmt.Fprintf(w, "  no bug found: verified for every interleaving, %s\n", assuming)
+				return
+			}
 			fmt.Fprintln(w, "  no bug found: verified for every interleaving")
 		case statusVacuous:
 			fmt.Fprintln(w, "  no bug found, vacuously (see the warning): nothing is verified")
@@ -260,6 +268,7 @@ type checkJSON struct {
 	MaxDepth      int        `json:"max_depth"`
 	Bugs          []bugJSON  `json:"bugs"`
 	Warnings      []string   `json:"warnings,omitempty"`
+	Assumptions   []string   `json:"assumptions,omitempty"`
 	Diagnostics   []diagJSON `json:"diagnostics,omitempty"`
 	Error         string     `json:"error,omitempty"`
 }
@@ -286,6 +295,9 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, SpinBlocked: res.SpinBlocked, Events: res.Events,
 		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
 		Bugs: []bugJSON{}, Warnings: c.warnings,
+	}
+	for _, a := range res.Assumptions {
+		out.Assumptions = append(out.Assumptions, string(a))
 	}
 	for i, b := range res.Bugs {
 		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, FirstMessage: b.FirstMessage, Thread: b.Thread, Range: toRange(b.Range),

@@ -68,10 +68,17 @@ type Constraint struct {
 	// variables when an index is not constant). The engine uses a
 	// constraint only when no other live thread may write any of them.
 	Reads []LocRange
-	// Origin says where it came from ("smt", or the syntactic rule),
-	// Text is the condition in Weft syntax, for statistics and messages.
+	// Origin says where it came from ("smt", OriginSMTNoOverflow, or the
+	// syntactic rule), Text is the condition in Weft syntax, for
+	// statistics and messages.
 	Origin, Text string
 }
+
+// OriginSMTNoOverflow is the Origin of a condition synthesised over
+// unbounded integers: it holds only if no arithmetic of the two steps
+// overflows. An exploration that merged a pair of steps on such a
+// condition rests on that assumption (engine.AssumeNoOverflow).
+const OriginSMTNoOverflow = "smt, assuming no overflow"
 
 // Constraints is what the engine's CDPOR mode is given.
 type Constraints struct {

@@ -26,7 +26,7 @@ type Stats struct {
 // Conditions that hold only where no arithmetic overflows (Weft's int
 // arithmetic fails on overflow: an order that overflows is a different
 // outcome) are shown to people (icond.Condition.DisplayOnly, origin
-// "smt, assuming no overflow"); the engine is given the conditions
+// ir.OriginSMTNoOverflow); the engine is given the conditions
 // synthesised over int64 (Options.Int64), which hold in every state —
 // unless opts.AssumeNoOverflow, when the engine is given the former.
 func Synthesizer(s *z3.Solver, checked *analysis.Program, opts Options, stats *Stats) indep.Synthesizer {
@@ -54,7 +54,7 @@ func Synthesizer(s *z3.Solver, checked *analysis.Program, opts Options, stats *S
 		if !res.AssumesNoOverflow || opts.AssumeNoOverflow {
 			origin := "smt"
 			if res.AssumesNoOverflow {
-				origin = "smt, assuming no overflow"
+				origin = ir.OriginSMTNoOverflow
 			}
 			for _, c := range res.Conds {
 				out = append(out, icond.Condition{Expr: c, Origin: origin})
@@ -62,7 +62,7 @@ func Synthesizer(s *z3.Solver, checked *analysis.Program, opts Options, stats *S
 			return out, note, nil
 		}
 		for _, c := range res.Conds {
-			out = append(out, icond.Condition{Expr: c, Origin: "smt, assuming no overflow", DisplayOnly: true})
+			out = append(out, icond.Condition{Expr: c, Origin: ir.OriginSMTNoOverflow, DisplayOnly: true})
 		}
 		o64 := opts
 		o64.Int64 = true

@@ -151,7 +151,18 @@ type Result struct {
 	// two dependent steps commute was evaluated for a pair of sites, and
 	// how often it held (sorted by pair, then Origin and Text).
 	Independence []IndepStat
+
+	// Assumptions are what the result rests on besides the model's text
+	// and the options' budgets: behaviours the language allows that the
+	// exploration did not explore (engine.Explore fills it in; see
+	// engine.Assumptions). A verdict quoting the result must name them.
+	Assumptions []Assumption
 }
+
+// Assumption names a behaviour the language allows that an exploration
+// left out, so that its verdict holds only if that behaviour cannot
+// happen.
+type Assumption string
 
 // IndepStat counts the evaluations of one independence condition of a
 // pair of sites: Checked times in the states where the two steps were
