@@ -38,8 +38,8 @@ type Options struct {
 // Cond is one condition of a pair, in source terms.
 type Cond struct {
 	icond.Condition
-	// Text is the condition in Weft syntax (icond.Expr.String), from the
-	// pair's side 0 (see Pair).
+	// Text is the condition in Weft syntax as read at the pair's side 0
+	// (icond.Expr.Text in A's scope; see Pair).
 	Text string
 	// Engine says the engine's table (Result.Constraints) holds it for
 	// the pair's sites: it is sufficient for their steps to commute.
@@ -319,7 +319,8 @@ type CondStat struct {
 // Interference returns the statements that st (and, for a statement of
 // a function, each of its copies) may interfere with, each with its
 // conditions from st's side (st's locals plain, the other's qualified
-// when names clash: see icond.Expr.String), joined with stats, the
+// where a plain name could mean something else at st: see
+// icond.Expr.Text), joined with stats, the
 // counts of the explorations so far (nil: none).
 func (r *Result) Interference(st *access.Statement, stats []Stat) []Interfering {
 	if st == nil {
