@@ -2,6 +2,7 @@ package indep
 
 import (
 	"fmt"
+	"math"
 
 	"weft/analysis"
 	"weft/analysis/icond"
@@ -80,7 +81,110 @@ func compile(e *icond.Expr) (ir.CExpr, []ir.LocRange, error) {
 		return c, nil
 	}
 	c, err := walk(e)
-	return c, mergeRanges(reads), err
+	if err != nil {
+		return c, nil, err
+	}
+	if g := noOverflow(c); g != nil {
+		c = ir.CExpr{Op: ir.CAnd, Args: []ir.CExpr{*g, c}}
+	}
+	return c, mergeRanges(reads), nil
+}
+
+// noOverflow is the condition that no addition, subtraction, negation
+// or product of c overflows int64 (nil: c has none). The engine
+// evaluates a condition in wrapping arithmetic, and a condition is
+// sufficient only where its arithmetic means what it says: `l + m == 3`
+// must not hold where l + m wraps around to 3 (the synthesis's
+// conditions are over unbounded integers, and the range literals of
+// Options.Int64 compare the very sums that would wrap). Each test is
+// written so that it cannot overflow itself, and the guards of a term's
+// operands come before its own (CAnd evaluates left to right and stops
+// at the first false).
+func noOverflow(c ir.CExpr) *ir.CExpr {
+	var guards []ir.CExpr
+	var walk func(c ir.CExpr)
+	walk = func(c ir.CExpr) {
+		for _, a := range c.Args {
+			walk(a)
+		}
+		guards = append(guards, opGuard(c)...)
+	}
+	walk(c)
+	if len(guards) == 0 {
+		return nil
+	}
+	g := guards[0]
+	for _, x := range guards[1:] {
+		g = ir.CExpr{Op: ir.CAnd, Args: []ir.CExpr{g, x}}
+	}
+	return &g
+}
+
+// opGuard is the test that c's own operation does not overflow, given
+// operands that did not.
+func opGuard(c ir.CExpr) []ir.CExpr {
+	k := func(v int64) ir.CExpr { return ir.CExpr{Op: ir.CConst, Value: v} }
+	bin := func(op ir.COp, x, y ir.CExpr) ir.CExpr { return ir.CExpr{Op: op, Args: []ir.CExpr{x, y}} }
+	or := func(x, y ir.CExpr) ir.CExpr { return bin(ir.COr, x, y) }
+	const maxFactor = 3037000499 // maxFactor² < 2⁶³
+	if len(c.Args) == 0 {
+		return nil
+	}
+	a := c.Args[0]
+	switch c.Op {
+	case ir.CNeg:
+		if a.Op == ir.CConst {
+			if a.Value == math.MinInt64 {
+				return []ir.CExpr{k(0)}
+			}
+			return nil
+		}
+		return []ir.CExpr{bin(ir.CNe, a, k(math.MinInt64))}
+	case ir.CAdd, ir.CSub, ir.CMul:
+	default:
+		return nil
+	}
+	if len(c.Args) != 2 {
+		return nil
+	}
+	b := c.Args[1]
+	switch c.Op {
+	case ir.CAdd:
+		// b > 0: a <= max - b; b < 0: a >= min - b.
+		return []ir.CExpr{
+			or(bin(ir.CLe, b, k(0)), bin(ir.CLe, a, bin(ir.CSub, k(math.MaxInt64), b))),
+			or(bin(ir.CGe, b, k(0)), bin(ir.CGe, a, bin(ir.CSub, k(math.MinInt64), b))),
+		}
+	case ir.CSub:
+		// b < 0: a <= max + b; b > 0: a >= min + b.
+		return []ir.CExpr{
+			or(bin(ir.CGe, b, k(0)), bin(ir.CLe, a, bin(ir.CAdd, k(math.MaxInt64), b))),
+			or(bin(ir.CLe, b, k(0)), bin(ir.CGe, a, bin(ir.CAdd, k(math.MinInt64), b))),
+		}
+	}
+	// A product: by a constant, the exact bounds of the other factor
+	// (Go's division truncates toward zero, which is the floor of a
+	// positive quotient and the ceiling of a negative one); otherwise
+	// both factors within maxFactor, which suffices.
+	if a.Op == ir.CConst {
+		a, b = b, a
+	}
+	if b.Op == ir.CConst {
+		switch f := b.Value; {
+		case f == 0 || f == 1:
+			return nil
+		case f == -1:
+			return []ir.CExpr{bin(ir.CNe, a, k(math.MinInt64))}
+		case f > 1:
+			return []ir.CExpr{bin(ir.CLe, a, k(math.MaxInt64/f)), bin(ir.CGe, a, k(math.MinInt64/f))}
+		default:
+			return []ir.CExpr{bin(ir.CGe, a, k(math.MaxInt64/f)), bin(ir.CLe, a, k(math.MinInt64/f))}
+		}
+	}
+	return []ir.CExpr{
+		bin(ir.CLe, a, k(maxFactor)), bin(ir.CGe, a, k(-maxFactor)),
+		bin(ir.CLe, b, k(maxFactor)), bin(ir.CGe, b, k(-maxFactor)),
+	}
 }
 
 var cops = map[icond.Op]ir.COp{

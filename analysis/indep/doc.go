@@ -61,9 +61,16 @@
 // the same values in the same words (write-write). Branch-write keeps
 // only the branch's direction.
 //
-// Locals are per side (icond: side 0 is the statement asked about); a
-// local of the other side whose name clashes prints as `other.NAME`
-// (icond.Expr.String).
+// Locals are per side (icond: side 0 is the statement asked about). A
+// condition's text reads as at the statement asked about
+// (icond.Expr.Text in its scope): a local of the other side whose plain
+// name could mean something else there prints as `other.NAME`, a shared
+// variable that one of its body's locals hides as `shared.NAME`.
+//
+// Arithmetic: conditions mean unbounded integers; the engine computes in
+// int64 with wrapping, so compile puts in front of each condition the
+// test that none of its arithmetic overflows (a condition is then false
+// where it would wrap).
 //
 // # What the engine is given
 //

@@ -38,8 +38,8 @@ type Options struct {
 // Cond is one condition of a pair, in source terms.
 type Cond struct {
 	icond.Condition
-	// Text is the condition in Weft syntax (icond.Expr.String), from the
-	// pair's side 0 (see Pair).
+	// Text is the condition in Weft syntax as read at the pair's side 0
+	// (icond.Expr.Text in A's scope; see Pair).
 	Text string
 	// Engine says the engine's table (Result.Constraints) holds it for
 	// the pair's sites: it is sufficient for their steps to commute.
@@ -72,6 +72,7 @@ type Result struct {
 	Notes []string
 
 	checked *analysis.Program
+	locals  map[*analysis.Object]map[string]bool // a body's local names (scopeOf)
 	cons    ir.Constraints
 	byStmt  map[*access.Statement][]*Pair
 	sites   map[*access.Statement][]ir.Site
@@ -85,7 +86,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 	if checked == nil || prog == nil || sum == nil {
 		return nil, errors.New("indep: no program")
 	}
-	r := &Result{Summary: sum, checked: checked, byStmt: map[*access.Statement][]*Pair{}, sites: map[*access.Statement][]ir.Site{}}
+	r := &Result{Summary: sum, checked: checked, byStmt: map[*access.Statement][]*Pair{}, sites: map[*access.Statement][]ir.Site{}, locals: localNames(checked)}
 	for bi, b := range prog.Bodies {
 		for pc := range b.Code {
 			if st, sp := sum.StepAt(bi, pc); st != nil && sp.PC == pc {
@@ -131,7 +132,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 			p := &Pair{A: st, B: ap.Other, Threads: ap.Threads, Reason: ap.Reason}
 			m0, m1 := modelOf(st, 0), modelOf(ap.Other, 1)
 			if e, origin := pairCond(m0, m1, false); e != nil {
-				p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: origin}, Text: e.String()})
+				p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: origin}, Text: r.text(e, st)})
 			}
 			if stepLevel(m0) && stepLevel(m1) && (m0.atomic || m1.atomic) {
 				if e, origin := pairCond(m0, m1, true); e != nil {
@@ -154,7 +155,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 						continue
 					}
 					if e := icond.Simplify(c.Expr); c.DisplayOnly {
-						p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: c.Origin}, Text: e.String()})
+						p.Conditions = append(p.Conditions, Cond{Condition: icond.Condition{Expr: e, Origin: c.Origin}, Text: r.text(e, st)})
 					} else {
 						r.addEngine(p, e, c.Origin, icond.True())
 					}
@@ -178,7 +179,7 @@ func Analyze(ctx context.Context, checked *analysis.Program, prog *ir.Program, s
 // truth would depend on the order of other steps, which cdpor cannot
 // allow (engine/internal/dpor, "No-op swaps"); it stays for people.
 func (r *Result) addEngine(p *Pair, e *icond.Expr, origin string, guard *icond.Expr) {
-	text := e.String()
+	text := r.text(e, p.A)
 	full := icond.Simplify(icond.AndOf(guard, e))
 	cexpr, reads, err := compile(full)
 	if err != nil {
@@ -318,7 +319,8 @@ type CondStat struct {
 // Interference returns the statements that st (and, for a statement of
 // a function, each of its copies) may interfere with, each with its
 // conditions from st's side (st's locals plain, the other's qualified
-// when names clash: see icond.Expr.String), joined with stats, the
+// where a plain name could mean something else at st: see
+// icond.Expr.Text), joined with stats, the
 // counts of the explorations so far (nil: none).
 func (r *Result) Interference(st *access.Statement, stats []Stat) []Interfering {
 	if st == nil {
@@ -342,7 +344,7 @@ func (r *Result) Interference(st *access.Statement, stats []Stat) []Interfering 
 				for _, cd := range p.Conditions {
 					text := cd.Text
 					if side == 1 {
-						text = swapSides(cd.Expr).String()
+						text = r.text(swapSides(cd.Expr), self)
 					}
 					it.Conditions = append(it.Conditions, CondStat{Text: text, Origin: cd.Origin, Engine: cd.Engine})
 				}
@@ -424,6 +426,45 @@ func (r *Result) reasonOf(st, other *access.Statement) string {
 
 // At returns the statement at pos (access.Summary.StatementAt).
 func (r *Result) At(pos source.Pos) *access.Statement { return r.Summary.StatementAt(pos) }
+
+// text is e as the reader of st's conditions reads it, st on side 0
+// (icond.Expr.Text in st's scope).
+func (r *Result) text(e *icond.Expr, st *access.Statement) string {
+	body := st.Owner
+	if st.Func != nil {
+		body = st.Func
+	}
+	own := r.locals[body]
+	return e.Text(icond.Scope{
+		Local: func(name string) bool { return own[name] },
+		Top:   func(name string) bool { return r.checked.Lookup(name) != nil },
+	})
+}
+
+// localNames maps each thread, proc and function to the names of the
+// locals, parameters, loop variables and thread index its body declares
+// (wherever in the body: a name declared after a statement still makes
+// its conditions qualify, which is never wrong).
+func localNames(checked *analysis.Program) map[*analysis.Object]map[string]bool {
+	out := map[*analysis.Object]map[string]bool{}
+	for _, obj := range checked.Uses {
+		switch obj.Kind {
+		case analysis.LocalVar, analysis.Param, analysis.LoopVar, analysis.ThreadIndex:
+		default:
+			continue
+		}
+		if obj.Owner == nil {
+			continue
+		}
+		m := out[obj.Owner]
+		if m == nil {
+			m = map[string]bool{}
+			out[obj.Owner] = m
+		}
+		m[obj.Name] = true
+	}
+	return out
+}
 
 // swapSides returns e with the locals of side 0 and side 1 exchanged.
 func swapSides(e *icond.Expr) *icond.Expr {
