@@ -112,6 +112,20 @@ func (f *checkFlags) exploreArgs() string {
 	if f.maxExecutions > 0 {
 		s += " --max-executions " + strconv.FormatInt(f.maxExecutions, 10)
 	}
+	if f.maxBugs > 0 {
+		// The traces of a check cut at its N-th bug are not always those
+		// of a check that goes on (a shorter one may be found later).
+		s += " --max-bugs " + strconv.Itoa(f.maxBugs)
+	}
+	if engine.Algorithm(f.algo) == engine.CDPOR {
+		// The constraints decide which orders cdpor merges.
+		if f.noSMT {
+			s += " --no-smt"
+		}
+		if f.noOverflow {
+			s += " --assume-no-overflow"
+		}
+	}
 	return s + f.semanticsArgs()
 }
 
@@ -231,6 +245,26 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// explore runs the exploration of a loaded model with the options of f
+// (opts, from f.options, with any callbacks): what weft check reports and
+// what weft replay --bug re-runs, so that both find the same bugs with
+// the same traces. For cdpor it computes the independence constraints as
+// the check does; when it cannot, it says so on warn (if not nil), after
+// prefix.
+func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.Options, warn io.Writer, prefix string) (*engine.Result, error) {
+	if opts.Algorithm == engine.CDPOR {
+		// The independence constraints CDPOR uses beside its own: the
+		// syntactic rules and, when z3 is there, SMT synthesis.
+		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
+		if err == nil {
+			opts.Constraints = ics.Constraints()
+		} else if warn != nil {
+			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
+		}
+	}
+	return engine.Explore(ctx, ld.Exec, opts)
+}
+
 // checkFile checks one model and prints its human report (unless --json);
 // it returns the model's JSON, which says its exit code. A panic inside
 // weft is an internal error of this model, reported as such.
@@ -273,17 +307,11 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
 		}
 	}
-	if opts.Algorithm == engine.CDPOR {
-		// The independence constraints CDPOR uses beside its own: the
-		// syntactic rules and, when z3 is there, SMT synthesis.
-		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
-		if err == nil {
-			opts.Constraints = ics.Constraints()
-		} else if !f.json {
-			fmt.Fprintf(stderr, "weft check: %s: independence constraints not computed (%v): cdpor uses its own conditions only\n", path, err)
-		}
+	var warn io.Writer
+	if !f.json {
+		warn = stderr
 	}
-	res, err := engine.Explore(ctx, ld.Exec, opts)
+	res, err := explore(ctx, ld, f, opts, warn, "weft check: "+path)
 	prog.clear()
 	var unsupported *engine.UnsupportedError
 	if errors.As(err, &unsupported) {

@@ -68,7 +68,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
 	default:
-		bug, err = findBug(ctx, ld.Exec, &f, max(*bugN, 1))
+		bug, err = findBug(ctx, ld, &f, max(*bugN, 1), stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "weft replay:", err)
@@ -144,28 +144,40 @@ func scheduleEnd(prog *engine.Program, bug *engine.Bug, events []engine.Event, m
 	return "", ""
 }
 
-// findBug re-runs the check with f's options until its n-th bug is found
-// (the exploration is deterministic, so this is the check's n-th bug).
-func findBug(ctx context.Context, prog *engine.Program, f *checkFlags, n int) (*engine.Bug, error) {
+// findBug re-runs the check with f's options, as weft check runs it, and
+// returns its n-th bug: the same exploration to the same end (the check
+// keeps, per bug, the shortest trace found until it ends, so stopping at
+// the n-th bug's first trace would replay another one). It is the
+// report's bug n when the check that made the report ended as this one
+// does: complete, or stopped by a budget that counts (--max-executions,
+// --max-bugs); when this one runs out of time or memory, warn (if not
+// nil) says the traces may differ.
+func findBug(ctx context.Context, ld *lower.Loaded, f *checkFlags, n int, warn io.Writer) (*engine.Bug, error) {
 	opts, err := f.options()
 	if err != nil {
 		return nil, err
 	}
-	opts.MaxBugs = n
+	if f.maxBugs > 0 && n > f.maxBugs {
+		return nil, fmt.Errorf("no bug %d: the check stops at its %d-th bug (--max-bugs %d)", n, f.maxBugs, f.maxBugs)
+	}
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := engine.Explore(ctx, prog, opts)
+	res, err := explore(ctx, ld, f, opts, warn, "weft replay")
 	if err != nil {
 		return nil, err
 	}
+	timing := !res.Complete && res.Stopped != engine.StoppedMaxBugs && res.Stopped != "max-executions"
 	if n > len(res.Bugs) {
-		if !res.Complete && res.Stopped != engine.StoppedMaxBugs {
+		if timing {
 			return nil, fmt.Errorf("no bug %d: the check found %d before it stopped (%s)", n, len(res.Bugs), stoppedWords(res.Stopped))
 		}
 		return nil, fmt.Errorf("no bug %d: the check finds %d", n, len(res.Bugs))
+	}
+	if timing && warn != nil {
+		fmt.Fprintf(warn, "weft replay: the check stopped before it was complete (%s): a check that ran for longer or shorter may report other traces; --trace replays one from its JSON exactly\n", stoppedWords(res.Stopped))
 	}
 	return res.Bugs[n-1], nil
 }
