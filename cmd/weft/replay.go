@@ -16,14 +16,29 @@ import (
 // (without --full-state).
 const replayArrayLimit = 16
 
+// replayFlags are the flags of weft replay: its own and weft check's.
+type replayFlags struct {
+	check     checkFlags
+	bug       int
+	trace     string
+	schedule  string
+	fullState bool
+}
+
+func (r *replayFlags) register(fs *flag.FlagSet) {
+	r.check.register(fs)
+	fs.Var(newIntFlag(&r.bug, 0, 1, maxCountLimit), "bug", "replay bug `N` (1-based) of what 'weft check' reports with the same flags (with --trace: of the saved report)")
+	fs.StringVar(&r.trace, "trace", "", "replay a bug from `CHECK.json`, the JSON printed by 'weft check --json' (bug 1, or --bug N)")
+	fs.StringVar(&r.schedule, "schedule", "", "replay the schedule `S`: the thread index (0-based) of each step, runs written THREAD*COUNT, as in 0*3,1,2*10 (what 'weft check' prints)")
+	fs.BoolVar(&r.fullState, "full-state", false, "show every variable after every step, arrays in full")
+}
+
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	var f checkFlags
-	f.register(fs)
-	bugN := fs.Int("bug", 0, "replay the N-th bug (1-based) that 'weft check' reports with the same flags")
-	tracePath := fs.String("trace", "", "replay a bug from the JSON printed by 'weft check --json'")
-	schedule := fs.String("schedule", "", "replay this schedule (THREAD or THREAD*COUNT, comma-separated)")
-	fullState := fs.Bool("full-state", false, "show every variable after every step, arrays in full")
+	var r replayFlags
+	r.register(fs)
+	f := &r.check
+	bugN, tracePath, schedule, fullState := &r.bug, &r.trace, &r.schedule, &r.fullState
 	pos, done, code := parseCommand(fs, args, stdout, stderr)
 	if done {
 		return code
@@ -41,10 +56,6 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if sources > 1 {
 		fmt.Fprintln(stderr, "weft replay: give one of --schedule, --bug N, --trace F.json (with --trace, --bug picks the bug)")
-		return exitUsage
-	}
-	if *bugN < 0 || (*bugN == 0 && f.set["bug"]) {
-		fmt.Fprintln(stderr, "weft replay: --bug must be at least 1")
 		return exitUsage
 	}
 	path := pos[0]
@@ -68,7 +79,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
 	default:
-		bug, err = findBug(ctx, ld, &f, max(*bugN, 1), stderr)
+		bug, err = findBug(ctx, ld, f, max(*bugN, 1), stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "weft replay:", err)
