@@ -79,7 +79,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
 	default:
-		bug, err = findBug(ctx, ld, f, max(*bugN, 1), stderr)
+		bug, err = findBug(ctx, path, ld, f, max(*bugN, 1), stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "weft replay:", err)
@@ -162,8 +162,9 @@ func scheduleEnd(prog *engine.Program, bug *engine.Bug, events []engine.Event, m
 // report's bug n when the check that made the report ended as this one
 // does: complete, or stopped by a budget that counts (--max-executions,
 // --max-bugs); when this one runs out of time or memory, warn (if not
-// nil) says the traces may differ.
-func findBug(ctx context.Context, ld *lower.Loaded, f *checkFlags, n int, warn io.Writer) (*engine.Bug, error) {
+// nil) says the traces may differ. warn also gets the progress of a long
+// re-run.
+func findBug(ctx context.Context, path string, ld *lower.Loaded, f *checkFlags, n int, warn io.Writer) (*engine.Bug, error) {
 	opts, err := f.options()
 	if err != nil {
 		return nil, err
@@ -175,6 +176,12 @@ func findBug(ctx context.Context, ld *lower.Loaded, f *checkFlags, n int, warn i
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
+	}
+	if warn != nil {
+		// The re-run takes as long as the check: show its progress.
+		prog := newProgress(warn, path, f.quiet)
+		opts.OnProgress, opts.ProgressInterval = prog.update, progressTick
+		defer prog.clear()
 	}
 	res, err := explore(ctx, ld, f, opts, warn, "weft replay")
 	if err != nil {

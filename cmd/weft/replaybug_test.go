@@ -95,7 +95,7 @@ func TestReplayBugMatchesReport(t *testing.T) {
 			f.noteSet(fs)
 			ld := lower.Load(r.file, mustRead(t, r.file))
 			for i, b := range rep.Bugs {
-				got, err := findBug(context.Background(), ld, &f, i+1, nil)
+				got, err := findBug(context.Background(), r.file, ld, &f, i+1, nil)
 				if err != nil {
 					t.Errorf("bug %d: %v", i+1, err)
 					continue
