@@ -45,5 +45,5 @@ func isServer(args []string) bool {
 type serverFlags struct{ stdio bool }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&f.stdio, "stdio", true, "talk over stdin and stdout: the only transport, the default (clients such as VS Code's pass it)")
+	fs.BoolVar(&f.stdio, "stdio", true, "talk over stdin and stdout, the only transport (clients such as VS Code's pass it)")
 }
