@@ -25,9 +25,6 @@ var replayStepRE = regexp.MustCompile(`(?m)^step (\d+)  (\S+)  (.*)  \(\d+:\d+\)
 // bounded buffer with `if` around `wait`, whose shortest trace is found
 // only after the bug first shows up.
 func TestReplayBugMatchesReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("checks every example several times")
-	}
 	examples, err := filepath.Glob("../../examples/*.weft")
 	if err != nil || len(examples) == 0 {
 		t.Fatalf("no examples: %v", err)
