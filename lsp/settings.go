@@ -94,20 +94,42 @@ func (s Settings) merge(raw []byte) (Settings, error) {
 	return next, nil
 }
 
+// The ranges of the numeric settings: what the code behind each handles.
+const (
+	// maxDurationMs bounds the settings in milliseconds (a year): far
+	// below the 2^63 ns where a time.Duration overflows, so that the
+	// deadlines and the ×6 growth of the escalation stay exact.
+	maxDurationMs = 365 * 24 * 3600 * 1000
+	// maxMemoryMBLimit is 2^62 bytes in MB: the engine scales the budget
+	// by fractions (7/8, 1/8), which stay in range below it (weft check
+	// --max-memory has the same bound).
+	maxMemoryMBLimit = 1 << 42
+	// maxConcurrentLimit bounds the explorations running at once: each
+	// may use maxMemoryMB, and more at once than cores only share them.
+	maxConcurrentLimit = 1024
+	// maxStepsLimit bounds maxSteps as weft check --max-steps: the POR
+	// modes cap an execution's length at up to eight times the bound,
+	// which overflowed past 2^60; no execution runs 2^40 steps anyway.
+	// (To be unified with the engine's own maximum when it exports one.)
+	maxStepsLimit = 1 << 40
+)
+
 func (s Settings) validate() error {
-	switch {
-	case s.IdleDelayMs < 0 || s.IdleDelayMs > 60_000:
-		return fmt.Errorf("settings: idleDelayMs must be between 0 and 60000, not %d", s.IdleDelayMs)
-	case s.QuickBudgetMs <= 0:
-		return fmt.Errorf("settings: quickBudgetMs must be positive, not %d", s.QuickBudgetMs)
-	case s.EscalationCeilingMs <= 0:
-		return fmt.Errorf("settings: escalationCeilingMs must be positive, not %d", s.EscalationCeilingMs)
-	case s.MaxMemoryMB < 0:
-		return fmt.Errorf("settings: maxMemoryMB must not be negative (0: a quarter of the machine's memory)")
-	case s.MaxConcurrent < 0:
-		return fmt.Errorf("settings: maxConcurrent must not be negative (0: cores minus one)")
-	case s.MaxSteps <= 0:
-		return fmt.Errorf("settings: maxSteps must be positive, not %d", s.MaxSteps)
+	for _, r := range []struct {
+		name      string
+		v, lo, hi int64
+		note      string
+	}{
+		{"idleDelayMs", int64(s.IdleDelayMs), 0, 60_000, ""},
+		{"quickBudgetMs", int64(s.QuickBudgetMs), 1, maxDurationMs, " (a year)"},
+		{"escalationCeilingMs", int64(s.EscalationCeilingMs), 1, maxDurationMs, " (a year)"},
+		{"maxMemoryMB", int64(s.MaxMemoryMB), 0, maxMemoryMBLimit, " (0: a quarter of the machine's memory)"},
+		{"maxConcurrent", int64(s.MaxConcurrent), 0, maxConcurrentLimit, " (0: the number of cores minus one)"},
+		{"maxSteps", int64(s.MaxSteps), 1, maxStepsLimit, " (2^40)"},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			return fmt.Errorf("settings: %s must be from %d to %d%s, not %d", r.name, r.lo, r.hi, r.note, r.v)
+		}
 	}
 	known := false
 	for _, a := range engine.Algorithms {
@@ -140,6 +162,9 @@ func (s Settings) escalationBudgets() []time.Duration {
 	var out []time.Duration
 	for b := 10 * time.Second; b < ceiling; b *= 6 {
 		out = append(out, b)
+		if b > ceiling/6 {
+			break // the next budget would pass the ceiling (and b*6 could overflow)
+		}
 	}
 	return append(out, ceiling)
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -42,15 +43,15 @@ type checkFlags struct {
 }
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "exploration: "+algoList())
+	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "the exploration `MODE`: "+algoList())
 	fs.BoolVar(&f.noSMT, "no-smt", false, "cdpor: syntactic independence conditions only (do not ask z3)")
 	fs.BoolVar(&f.noOverflow, "assume-no-overflow", false, "cdpor: also take as independent atomic blocks that commute unless their arithmetic overflows (an overflow only another order reaches may then be missed)")
-	fs.IntVar(&f.k, "k", 1, "k of k-partial alternatives (qpor only)")
-	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "time budget per model (0: none); past it the result is incomplete")
-	fs.Int64Var(&f.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit)")
-	fs.IntVar(&f.maxSteps, "max-steps", engine.DefaultMaxSteps, "visible steps per execution before a step-bound bug")
-	fs.IntVar(&f.maxBugs, "max-bugs", 0, "stop at the N-th distinct bug (0: find them all)")
-	fs.Var(&f.maxMemory, "max-memory", "memory budget such as 2GB (0: a quarter of the machine's memory)")
+	fs.Var(newIntFlag(&f.k, 1, 1, maxCountLimit), "k", "the k of k-partial alternatives, `K` (qpor only)")
+	fs.Var(newDurationFlag(&f.timeout, defaultTimeout, 0, maxTimeout), "timeout", "time budget `D` per model, such as 90s or 5m (0: none); past it the result is incomplete")
+	fs.Var(newIntFlag(&f.maxExecutions, 0, 0, math.MaxInt64), "max-executions", "stop after `N` executions (0: no limit)")
+	fs.Var(newIntFlag(&f.maxSteps, engine.DefaultMaxSteps, 1, maxStepsLimit), "max-steps", "a step-bound bug when an execution makes `N` visible steps")
+	fs.Var(newIntFlag(&f.maxBugs, 0, 0, maxCountLimit), "max-bugs", "stop at the `N`-th distinct bug (0: find them all)")
+	fs.Var(&f.maxMemory, "max-memory", "memory budget `SIZE`, such as 2GB (0: a quarter of the machine's memory); reaching it ends the check incomplete")
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
@@ -73,18 +74,25 @@ func (f *checkFlags) options() (engine.Options, error) {
 	switch {
 	case !known:
 		return engine.Options{}, fmt.Errorf("unknown --algo %q (available: %s)", f.algo, algoList())
-	case f.maxSteps <= 0:
-		return engine.Options{}, errors.New("--max-steps must be positive")
-	case f.k < 1:
-		return engine.Options{}, errors.New("--k must be at least 1")
 	case f.set["k"] && algo != engine.QPOR:
 		return engine.Options{}, fmt.Errorf("--k applies to --algo qpor only; %s does not use it", algo)
-	case f.maxExecutions < 0:
-		return engine.Options{}, errors.New("--max-executions must not be negative (0: no limit)")
-	case f.timeout < 0:
-		return engine.Options{}, errors.New("--timeout must not be negative (0: no limit)")
-	case f.maxBugs < 0:
-		return engine.Options{}, errors.New("--max-bugs must not be negative (0: no limit)")
+	}
+	// The flags refuse values out of range as they are parsed; these
+	// are for flags set otherwise (tests, the replay hint's round trip).
+	for _, r := range []struct {
+		name      string
+		v, lo, hi int64
+	}{
+		{"max-steps", int64(f.maxSteps), 1, maxStepsLimit},
+		{"k", int64(f.k), 1, maxCountLimit},
+		{"max-executions", f.maxExecutions, 0, math.MaxInt64},
+		{"max-bugs", int64(f.maxBugs), 0, maxCountLimit},
+		{"timeout", int64(f.timeout), 0, int64(maxTimeout)},
+		{"max-memory", int64(f.maxMemory), 0, maxByteSize},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			return engine.Options{}, fmt.Errorf("--%s %d is out of range: want %d to %d", r.name, r.v, r.lo, r.hi)
+		}
 	}
 	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
 		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious}, nil
@@ -111,6 +119,20 @@ func (f *checkFlags) exploreArgs() string {
 	}
 	if f.maxExecutions > 0 {
 		s += " --max-executions " + strconv.FormatInt(f.maxExecutions, 10)
+	}
+	if f.maxBugs > 0 {
+		// The traces of a check cut at its N-th bug are not always those
+		// of a check that goes on (a shorter one may be found later).
+		s += " --max-bugs " + strconv.Itoa(f.maxBugs)
+	}
+	if engine.Algorithm(f.algo) == engine.CDPOR {
+		// The constraints decide which orders cdpor merges.
+		if f.noSMT {
+			s += " --no-smt"
+		}
+		if f.noOverflow {
+			s += " --assume-no-overflow"
+		}
 	}
 	return s + f.semanticsArgs()
 }
@@ -157,15 +179,18 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // the command's usage on stdout. It returns done with the exit code when
 // the command should not go on.
 func parseCommand(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, done bool, code int) {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {} // help goes to stdout, below; an error says where help is
+	fs.SetOutput(io.Discard) // the error is printed below, help on stdout
+	fs.Usage = func() {}
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(stdout, fs.Name())
 		return nil, true, exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "run 'weft help %s' for its usage\n", fs.Name())
+		// Package flag names a flag -name; weft's help writes --name.
+		msg := strings.Replace(err.Error(), "for flag -", "for --", 1)
+		msg = strings.Replace(msg, "not defined: -", "not defined: --", 1)
+		fmt.Fprintf(stderr, "weft %s: %s\nrun 'weft help %s' for its usage\n", fs.Name(), msg, fs.Name())
 		return nil, true, exitUsage
 	}
 	return pos, false, 0
@@ -231,6 +256,26 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return code
 }
 
+// explore runs the exploration of a loaded model with the options of f
+// (opts, from f.options, with any callbacks): what weft check reports and
+// what weft replay --bug re-runs, so that both find the same bugs with
+// the same traces. For cdpor it computes the independence constraints as
+// the check does; when it cannot, it says so on warn (if not nil), after
+// prefix.
+func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.Options, warn io.Writer, prefix string) (*engine.Result, error) {
+	if opts.Algorithm == engine.CDPOR {
+		// The independence constraints CDPOR uses beside its own: the
+		// syntactic rules and, when z3 is there, SMT synthesis.
+		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
+		if err == nil {
+			opts.Constraints = ics.Constraints()
+		} else if warn != nil {
+			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
+		}
+	}
+	return engine.Explore(ctx, ld.Exec, opts)
+}
+
 // checkFile checks one model and prints its human report (unless --json);
 // it returns the model's JSON, which says its exit code. A panic inside
 // weft is an internal error of this model, reported as such.
@@ -273,17 +318,11 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
 		}
 	}
-	if opts.Algorithm == engine.CDPOR {
-		// The independence constraints CDPOR uses beside its own: the
-		// syntactic rules and, when z3 is there, SMT synthesis.
-		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
-		if err == nil {
-			opts.Constraints = ics.Constraints()
-		} else if !f.json {
-			fmt.Fprintf(stderr, "weft check: %s: independence constraints not computed (%v): cdpor uses its own conditions only\n", path, err)
-		}
+	var warn io.Writer
+	if !f.json {
+		warn = stderr
 	}
-	res, err := engine.Explore(ctx, ld.Exec, opts)
+	res, err := explore(ctx, ld, f, opts, warn, "weft check: "+path)
 	prog.clear()
 	var unsupported *engine.UnsupportedError
 	if errors.As(err, &unsupported) {

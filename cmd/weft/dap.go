@@ -15,7 +15,7 @@ import (
 func cmdDAP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Bool("stdio", true, "talk over stdin and stdout (the only transport)")
+	new(serverFlags).register(fs)
 	fs.Usage = func() { commandUsage(stderr, "dap") }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

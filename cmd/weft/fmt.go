@@ -10,12 +10,21 @@ import (
 	"weft/grammar"
 )
 
+// fmtFlags are the flags of weft fmt.
+type fmtFlags struct{ write, list bool }
+
+func (f *fmtFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.write, "w", false, "rewrite the files whose layout differs, instead of printing them")
+	fs.BoolVar(&f.list, "l", false, "list the files whose layout differs from the canonical one")
+}
+
 // cmdFmt formats models as gofmt does Go files: the files and directories
 // given (DIR/... too), or standard input when none is.
 func cmdFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
-	write := fs.Bool("w", false, "write the result to the file instead of printing it")
-	list := fs.Bool("l", false, "list the files whose layout differs from the canonical one")
+	var ff fmtFlags
+	ff.register(fs)
+	write, list := &ff.write, &ff.list
 	pos, done, code := parseCommand(fs, args, stdout, stderr)
 	if done {
 		return code

@@ -35,14 +35,23 @@ func constraintsOf(ctx context.Context, ld *lower.Loaded, noSMT, noOverflow bool
 	return synth.Analyze(ctx, ld.Program, ld.Exec, sum, z3.Config{}, synth.Options{AssumeNoOverflow: noOverflow})
 }
 
+// icsFlags are the flags of weft ics.
+type icsFlags struct{ json, noSMT, noOverflow bool }
+
+func (f *icsFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, "print JSON (see docs/cli.md)")
+	fs.BoolVar(&f.noSMT, "no-smt", false, "syntactic conditions only: do not ask z3")
+	fs.BoolVar(&f.noOverflow, "assume-no-overflow", false, "mark for the engine the SMT conditions that hold only where no arithmetic overflows")
+}
+
 // cmdIcs prints the independence constraints of one model: per pair of
 // statements that may interfere, the conditions under which they
 // commute (docs/cli.md, "weft ics").
 func cmdIcs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ics", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	noSMT := fs.Bool("no-smt", false, "syntactic conditions only: do not ask z3")
-	noOverflow := fs.Bool("assume-no-overflow", false, "mark for the engine the SMT conditions that hold only where no arithmetic overflows")
+	var f icsFlags
+	f.register(fs)
+	asJSON, noSMT, noOverflow := &f.json, &f.noSMT, &f.noOverflow
 	pos, done, code := parseCommand(fs, args, stdout, stderr)
 	if done {
 		return code

@@ -14,7 +14,7 @@ import (
 func cmdLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Bool("stdio", true, "talk over stdin and stdout (the only transport; clients such as VS Code's pass it)")
+	new(serverFlags).register(fs)
 	fs.Usage = func() { commandUsage(stderr, "lsp") }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -26,7 +26,7 @@ func cmdLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "weft lsp: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	err := lsp.Serve(ctx, stdin, stdout, nil, lsp.Options{Log: stderr, Version: version})
+	err := lsp.Serve(ctx, stdin, stdout, nil, lsp.Options{Log: stderr, Version: version()})
 	if err != nil {
 		fmt.Fprintf(stderr, "weft lsp: %v\n", err)
 		return 1
@@ -39,4 +39,11 @@ func cmdLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // panics, and their client restarts them.
 func isServer(args []string) bool {
 	return len(args) > 0 && (args[0] == "lsp" || args[0] == "dap")
+}
+
+// serverFlags are the flags of weft lsp and weft dap.
+type serverFlags struct{ stdio bool }
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.stdio, "stdio", true, "talk over stdin and stdout, the only transport (clients such as VS Code's pass it)")
 }

@@ -16,14 +16,29 @@ import (
 // (without --full-state).
 const replayArrayLimit = 16
 
+// replayFlags are the flags of weft replay: its own and weft check's.
+type replayFlags struct {
+	check     checkFlags
+	bug       int
+	trace     string
+	schedule  string
+	fullState bool
+}
+
+func (r *replayFlags) register(fs *flag.FlagSet) {
+	r.check.register(fs)
+	fs.Var(newIntFlag(&r.bug, 0, 1, maxCountLimit), "bug", "replay bug `N` (1-based) of what 'weft check' reports with the same flags (with --trace: of the saved report)")
+	fs.StringVar(&r.trace, "trace", "", "replay a bug from `CHECK.json`, the JSON printed by 'weft check --json' (bug 1, or --bug N)")
+	fs.StringVar(&r.schedule, "schedule", "", "replay the schedule `S`: the thread index (0-based) of each step, runs written THREAD*COUNT, as in 0*3,1,2*10 (what 'weft check' prints)")
+	fs.BoolVar(&r.fullState, "full-state", false, "show every variable after every step, arrays in full")
+}
+
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	var f checkFlags
-	f.register(fs)
-	bugN := fs.Int("bug", 0, "replay the N-th bug (1-based) that 'weft check' reports with the same flags")
-	tracePath := fs.String("trace", "", "replay a bug from the JSON printed by 'weft check --json'")
-	schedule := fs.String("schedule", "", "replay this schedule (THREAD or THREAD*COUNT, comma-separated)")
-	fullState := fs.Bool("full-state", false, "show every variable after every step, arrays in full")
+	var r replayFlags
+	r.register(fs)
+	f := &r.check
+	bugN, tracePath, schedule, fullState := &r.bug, &r.trace, &r.schedule, &r.fullState
 	pos, done, code := parseCommand(fs, args, stdout, stderr)
 	if done {
 		return code
@@ -41,10 +56,6 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if sources > 1 {
 		fmt.Fprintln(stderr, "weft replay: give one of --schedule, --bug N, --trace F.json (with --trace, --bug picks the bug)")
-		return exitUsage
-	}
-	if *bugN < 0 || (*bugN == 0 && f.set["bug"]) {
-		fmt.Fprintln(stderr, "weft replay: --bug must be at least 1")
 		return exitUsage
 	}
 	path := pos[0]
@@ -68,7 +79,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
 	default:
-		bug, err = findBug(ctx, ld.Exec, &f, max(*bugN, 1))
+		bug, err = findBug(ctx, path, ld, f, max(*bugN, 1), stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "weft replay:", err)
@@ -144,28 +155,47 @@ func scheduleEnd(prog *engine.Program, bug *engine.Bug, events []engine.Event, m
 	return "", ""
 }
 
-// findBug re-runs the check with f's options until its n-th bug is found
-// (the exploration is deterministic, so this is the check's n-th bug).
-func findBug(ctx context.Context, prog *engine.Program, f *checkFlags, n int) (*engine.Bug, error) {
+// findBug re-runs the check with f's options, as weft check runs it, and
+// returns its n-th bug: the same exploration to the same end (the check
+// keeps, per bug, the shortest trace found until it ends, so stopping at
+// the n-th bug's first trace would replay another one). It is the
+// report's bug n when the check that made the report ended as this one
+// does: complete, or stopped by a budget that counts (--max-executions,
+// --max-bugs); when this one runs out of time or memory, warn (if not
+// nil) says the traces may differ. warn also gets the progress of a long
+// re-run.
+func findBug(ctx context.Context, path string, ld *lower.Loaded, f *checkFlags, n int, warn io.Writer) (*engine.Bug, error) {
 	opts, err := f.options()
 	if err != nil {
 		return nil, err
 	}
-	opts.MaxBugs = n
+	if f.maxBugs > 0 && n > f.maxBugs {
+		return nil, fmt.Errorf("no bug %d: the check stops at its %d-th bug (--max-bugs %d)", n, f.maxBugs, f.maxBugs)
+	}
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := engine.Explore(ctx, prog, opts)
+	if warn != nil {
+		// The re-run takes as long as the check: show its progress.
+		prog := newProgress(warn, path, f.quiet)
+		opts.OnProgress, opts.ProgressInterval = prog.update, progressTick
+		defer prog.clear()
+	}
+	res, err := explore(ctx, ld, f, opts, warn, "weft replay")
 	if err != nil {
 		return nil, err
 	}
+	timing := !res.Complete && res.Stopped != engine.StoppedMaxBugs && res.Stopped != "max-executions"
 	if n > len(res.Bugs) {
-		if !res.Complete && res.Stopped != engine.StoppedMaxBugs {
+		if timing {
 			return nil, fmt.Errorf("no bug %d: the check found %d before it stopped (%s)", n, len(res.Bugs), stoppedWords(res.Stopped))
 		}
 		return nil, fmt.Errorf("no bug %d: the check finds %d", n, len(res.Bugs))
+	}
+	if timing && warn != nil {
+		fmt.Fprintf(warn, "weft replay: the check stopped before it was complete (%s): a check that ran for longer or shorter may report other traces; --trace replays one from its JSON exactly\n", stoppedWords(res.Stopped))
 	}
 	return res.Bugs[n-1], nil
 }

@@ -35,11 +35,20 @@ unit:
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v*factor > 1<<62 {
-		return fmt.Errorf("want a size such as 512MB or 4GB, not %q", s)
+	if err != nil || v < 0 || v*factor > maxByteSize {
+		return fmt.Errorf("want a size such as 512MB or 4GB, from %s", b.describeRange())
 	}
 	*b = byteSize(v * factor)
 	return nil
+}
+
+// maxByteSize is the largest size a byteSize flag takes (4 EiB): the
+// engine's memory checks scale the budget by fractions (7/8, 1/8), which
+// stay in range below it.
+const maxByteSize = 1 << 62
+
+func (b *byteSize) describeRange() string {
+	return "0 to " + strconv.FormatInt(maxByteSize>>40, 10) + "TB"
 }
 
 func (b *byteSize) String() string {
