@@ -11,7 +11,8 @@
 // over-long frame stops early at a line that starts with a Content-Length
 // header (no JSON body has one: a raw line break occurs in JSON only
 // between tokens, and no token starts with a letter C), and Resync reads
-// again, from such a header, a body its caller found not to be a message.
+// again, from the first header in it, a body its caller found not to be a
+// message.
 package framing
 
 import (
@@ -48,14 +49,13 @@ func NewReader(in io.Reader, maxBody int, garbage func(error)) *Reader {
 }
 
 // Resync is for a body the caller could not read as a message: if a
-// Content-Length header starts a line in it, the frame's length was
-// wrong and its body ran into the frames after it, so the bytes from that
-// header on are read again (reported through garbage). It says whether
-// it found one.
+// Content-Length header is in it, the frame's length was wrong and its
+// body ran into the frames after it, so the bytes from that header on are
+// read again (reported through garbage). It says whether it found one.
 func (r *Reader) Resync(body []byte) bool {
 	at := -1
 	for i := 0; i < len(body) && at < 0; i++ {
-		if (i == 0 || body[i-1] == '\n') && startsHeader(body[i:]) {
+		if (body[i] == 'c' || body[i] == 'C') && startsHeader(body[i:]) {
 			at = i
 		}
 	}
