@@ -29,6 +29,9 @@ type Options struct {
 	// beforeRequest, if set, runs before each request is handled (tests
 	// use it to hold a request until it is cancelled).
 	beforeRequest func(ctx context.Context, method string)
+	// onSynthesis, if set, is told +1 when an SMT synthesis (a z3
+	// process) starts and -1 when it ends (tests count them).
+	onSynthesis func(delta int)
 }
 
 // Server is one language server session over one connection.
@@ -53,6 +56,9 @@ type Server struct {
 	progressDocs map[string]*document // work-done progress token → document
 
 	limiter *limiter
+	// synth bounds the SMT syntheses (z3 processes) running at once over
+	// all documents (see independence.go).
+	synth *synthPool
 	// methods are the methods a client may send (LSP's, client to server).
 	methods map[string]bool
 	// cancelRequest cancels the request with an id, if it still runs.
@@ -104,6 +110,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, o
 		progressDocs: map[string]*document{},
 	}
 	s.limiter = newLimiter(s.settings.maxConcurrent())
+	s.synth = newSynthPool(s.settings.maxConcurrent(), opts.onSynthesis)
 	s.methods = clientMethods()
 	st := newStream(in, out, closer, func(err error) { s.logf("skipped: %v", err) })
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
@@ -304,6 +311,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 		}
 	}
 	s.limiter.setLimit(s.settings.maxConcurrent())
+	s.synth.setLimit(s.settings.maxConcurrent())
 	s.initialized = true
 	legend := semanticLegend()
 	if !knowsWeftTokens(&params.Capabilities) {
@@ -397,6 +405,7 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	if err == nil {
 		s.settings = next
 		s.limiter.setLimit(next.maxConcurrent())
+		s.synth.setLimit(next.maxConcurrent())
 	}
 	if changed {
 		for _, d := range s.docs {
