@@ -70,8 +70,18 @@ type rejection struct {
 // message; otherwise it answers it (or, for a malformed response, only
 // logs it) and returns nil.
 func (s *stream) validate(ctx context.Context, body []byte) jsonrpc2.Message {
-	// One parse: an object into its members, an array into its members,
-	// anything else only checked.
+	// The common case, a well-formed message, costs the library's scan
+	// only (encoding/json is an order of magnitude slower on a large
+	// didOpen: 0.39 s for 18 MB). The library takes an id null for a
+	// notification; LSP does not.
+	if v, err := jsonrpc2.ScanMessageView(body); err == nil && (v.IDRaw == nil || !isNull(v.IDRaw) || v.Kind == jsonrpc2.MessageViewResponseError) {
+		if msg, err := v.Owned(); err == nil {
+			return msg
+		}
+	}
+	// Something is wrong: what, and which id to answer. One parse: an
+	// object into its members, an array into its members, anything else
+	// only checked.
 	var fields map[string]json.RawMessage
 	var err error
 	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
