@@ -81,12 +81,25 @@ func (r *Reader) unread(b []byte) {
 
 // startsHeader says whether b starts with a Content-Length header name
 // (any case) and its colon.
+// It allocates nothing and reads only the bytes it matches: Resync calls
+// it at every c of a body up to the frame limit.
 func startsHeader(b []byte) bool {
 	const name = "content-length"
 	if len(b) < len(name)+1 {
 		return false
 	}
-	return LengthHeaderAt(string(b[:min(len(b), len(name)+64)])) == 0
+	for j := range len(name) {
+		// A letter in either case; '-' itself (a byte |0x20 is a
+		// lower-case letter only if it is a letter).
+		if c := b[j]; c != name[j] && (name[j] == '-' || c|0x20 != name[j]) {
+			return false
+		}
+	}
+	i := len(name)
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i < len(b) && b[i] == ':'
 }
 
 // Read returns the body of the next well-formed frame. At the end of the

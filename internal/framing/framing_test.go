@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRead(t *testing.T) {
@@ -83,6 +84,31 @@ func TestResync(t *testing.T) {
 		}
 		if strings.Join(bodies, "|") != strings.Join(c.bodies, "|") {
 			t.Errorf("%s: bodies %q, want %q", c.name, bodies, c.bodies)
+		}
+	}
+}
+
+// Resync of a body of the frame limit costs what reading it does, whatever
+// it holds (a c at every byte, or a header name without its colon).
+func TestResyncLinear(t *testing.T) {
+	const size = 32 << 20
+	for _, fill := range []string{"c", "Content-Length", "content-length \t "} {
+		body := []byte(strings.Repeat(fill, size/len(fill)))
+		r := NewReader(strings.NewReader(""), size, func(error) {})
+		start := time.Now()
+		if r.Resync(body) {
+			t.Errorf("Resync found a header in %q…", fill)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("Resync of %d bytes of %q took %v", size, fill, d)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{{"Content-Length:", true}, {"cONTENT-lENGTH \t:", true}, {"Content\rLength:", false}, {"Content-Length", false}, {"Content-Lengthx:", false}} {
+		if got := startsHeader([]byte(c.in)); got != c.want {
+			t.Errorf("startsHeader(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
 }
