@@ -105,9 +105,6 @@ func didOpenOf(u, text string) map[string]any {
 // a session that stops answering (a zombie) fails the row; then it ends
 // the session (exit, or the end of the input) and checks the exit code.
 func TestHostileProtocol(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server process per row; skipped with -short")
-	}
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "model.weft")
 	fifoErr := mkfifo(fifo)
