@@ -1,17 +1,21 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"go.lsp.dev/protocol"
 )
 
 // startWireProcess runs `weft lsp --stdio` as a subprocess driven by raw
@@ -328,3 +332,63 @@ func checkReplies(t *testing.T, w *wire, want []reply) {
 }
 
 var errNoFIFO = errors.New("FIFOs are not supported on this system")
+
+// A malformed $/cancelRequest while a request runs cancels nothing and
+// ends nothing: the request is still running, a well-formed cancel then
+// answers it -32800, and shutdown and exit end the session as usual.
+func TestMalformedCancelInFlight(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	held := make(chan struct{}, 1)
+	w := startWireWith(t, Options{beforeRequest: func(ctx context.Context, method string) {
+		if method != protocol.MethodTextDocumentHover {
+			return
+		}
+		held <- struct{}{}
+		<-ctx.Done() // held until the client cancels it
+	}})
+	w.initialize(nil)
+	if err := w.send(didOpenOf(hostileDoc, "var c int\n")); err != nil {
+		t.Fatal(err)
+	}
+	hover := map[string]any{"textDocument": map[string]any{"uri": hostileDoc}, "position": map[string]any{"line": 0, "character": 4}}
+	if err := w.send(request(7, "textDocument/hover", hover)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hover never reached the server")
+	}
+	for _, params := range []any{nil, "7", map[string]any{"id": nil}, map[string]any{"id": 7.0001}, map[string]any{"id": map[string]any{"id": 7}}, map[string]any{"id": []int{7}}, map[string]any{"id": true}} {
+		if err := w.writeRaw(cancelOf(params)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.send(codeLensOf("lens", hostileDoc)); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := w.await("lens", 10*time.Second); !ok || r.Error != nil {
+		t.Fatalf("codeLens after the malformed cancels: %v %+v", ok, r.Error)
+	}
+	if _, ok := w.await(7, 200*time.Millisecond); ok {
+		t.Fatalf("a malformed cancel ended the hover")
+	}
+	if err := w.writeRaw(cancelOf(map[string]any{"id": 7})); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := w.await(7, 10*time.Second); !ok || r.Error == nil || r.Error.Code != -32800 {
+		t.Fatalf("cancelled hover answered %v %+v, want error -32800", ok, r.Error)
+	}
+	if err := w.send(request("bye", "shutdown", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := w.await("bye", 10*time.Second); !ok || r.Error != nil {
+		t.Fatalf("shutdown: answered %v, %+v", ok, r.Error)
+	}
+	if err := w.send(notification("exit", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.end(baseline); err != nil {
+		t.Errorf("Serve after shutdown and exit: %v", err)
+	}
+}
