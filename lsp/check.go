@@ -161,7 +161,7 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	}
 	// The constraints are computed once the text has been quiet for the
 	// idle delay (not for every keystroke), beside the checks.
-	snap.startConstraints(d.s.currentSettings())
+	snap.startConstraints(d.s.currentSettings(), d.s.synth)
 	if err := d.s.limiter.acquire(runCtx); err != nil {
 		return d.afterCancel(snap, nil)
 	}

@@ -45,6 +45,11 @@
 // The hover uses the same constraints, and the
 // counts of the latest cdpor check.
 //
+// The syntheses (each runs one z3 process) run at most two at once over
+// all documents, and no more than MaxConcurrent: a snapshot waits for a
+// slot, stops waiting when it is replaced or its document closes, and
+// its 10 s count from the slot.
+//
 // One check runs at a time per document; a limiter bounds the checks
 // running at once over all documents (MaxConcurrent: cores minus one);
 // each check has the memory budget MaxMemoryMB (the engine's
@@ -69,7 +74,38 @@
 // # Robustness
 //
 // The framing (package internal/framing) skips malformed frames instead
-// of ending the session; a panic in a handler is recovered, logged
-// (stderr and window/logMessage) and answered with an error; a cancelled
-// request is answered -32800.
+// of ending the session, and a length that lies does not swallow the
+// frames after it; a panic in a handler is recovered, logged (stderr and
+// window/logMessage) and answered with an error; a cancelled request is
+// answered -32800.
+//
+// # JSON-RPC
+//
+// The server owns conformance rather than relying on the library, which
+// drops a malformed message silently (a request carrying an id then waits
+// forever) and ends the connection when a notification's handler fails.
+// The stream (stream.go) checks every body before the library sees it
+// and answers what is not a well-formed JSON-RPC 2.0 message itself:
+// not JSON, -32700 with id null; not an object, no "jsonrpc": "2.0", a
+// method that is not a string, a method with a result, an id that is not
+// a string or an integer (null, a fraction, an exponent, an object, a
+// bool), -32600 under the id when it is valid, else null. A batch is
+// refused (LSP has none): each request in it is answered -32600 under its
+// id, as separate messages, and nothing in it runs. A malformed response
+// is logged and dropped (a response is never answered).
+//
+// The handler (server.go) then answers: before initialize, -32002; a
+// second initialize, and any request after shutdown, -32600; a method LSP
+// does not define, -32601, with params or without (a notification of one,
+// $/ or not, is ignored); params that do not decode, -32602. (A method LSP
+// defines that weft does not serve is -32601 too, but -32602 without
+// params: the dispatcher decodes params before it knows.)
+// $/cancelRequest is the server's own: a cancel whose id is not a string
+// or an integer, or that has no params, is logged and ignored. Shutdown
+// is recorded on the reading goroutine before the next message is read,
+// so after it a didOpen or didChange starts nothing; exit ends the
+// process, with code 0 after shutdown and 1 without.
+//
+// The server never reads a document's URI: the text is didOpen's and the
+// edits', so a URI naming a FIFO or a device file is harmless.
 package lsp

@@ -85,7 +85,7 @@ func TestGarbage(t *testing.T) {
 		{name: "id a fraction", garbage: frame([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"weft/none"}`))},
 		{name: "method and result", garbage: frame([]byte(`{"jsonrpc":"2.0","id":"mr","method":"shutdown","result":1}`))},
 		{name: "unknown method", garbage: jsonFrame(request("u", "weft/nothing", []int{1})), answers: []string{"u"}, errCode: -32601},
-		{name: "unknown method without params", garbage: jsonFrame(request("u0", "weft/nothing", nil)), answers: []string{"u0"}, errCode: -32602},
+		{name: "unknown method without params", garbage: jsonFrame(request("u0", "weft/nothing", nil)), answers: []string{"u0"}, errCode: -32601},
 		{name: "standard method without params", garbage: jsonFrame(request("cl", "textDocument/codeLens", nil)), answers: []string{"cl"}, errCode: -32602},
 		{name: "unknown notification", garbage: jsonFrame(notification("weft/nothing", []int{1}))},
 		{name: "params of the wrong type", garbage: jsonFrame(request("wp", "textDocument/codeLens", "x")), answers: []string{"wp"}, errCode: -32602},

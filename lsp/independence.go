@@ -25,10 +25,50 @@ type constraints struct {
 	smt  synth.Stats
 }
 
+// maxSyntheses bounds the SMT syntheses running at once over all
+// documents (each runs one z3 process), below the checks' own bound.
+const maxSyntheses = 2
+
+// synthPool bounds the syntheses running at once: each holds a slot
+// while its z3 process lives. Without it every document whose checks
+// started ran its own z3 at once (40 documents with atomic blocks: 38 z3
+// processes).
+type synthPool struct {
+	lim *limiter
+	// hook, if set, is told +1 when a synthesis starts and -1 when it
+	// ends (Options.onSynthesis).
+	hook func(delta int)
+}
+
+func newSynthPool(checks int, hook func(int)) *synthPool {
+	return &synthPool{lim: newLimiter(synthLimit(checks)), hook: hook}
+}
+
+// synthLimit is the pool's size when checks may run at once.
+func synthLimit(checks int) int { return max(1, min(maxSyntheses, checks)) }
+
+func (p *synthPool) setLimit(checks int) { p.lim.setLimit(synthLimit(checks)) }
+
+// run runs f in a slot, once one is free; it returns ctx's error if ctx
+// ends first.
+func (p *synthPool) run(ctx context.Context, f func()) error {
+	if err := p.lim.acquire(ctx); err != nil {
+		return err
+	}
+	defer p.lim.release()
+	if p.hook != nil {
+		p.hook(1)
+		defer p.hook(-1)
+	}
+	f()
+	return nil
+}
+
 // startConstraints starts computing snap's conditions unless that has
 // started already. set says whether to ask z3 and whether the engine may
-// assume that nothing overflows.
-func (snap *snapshot) startConstraints(set Settings) {
+// assume that nothing overflows; pool bounds the syntheses running at
+// once.
+func (snap *snapshot) startConstraints(set Settings, pool *synthPool) {
 	snap.cons.mu.Lock()
 	defer snap.cons.mu.Unlock()
 	if snap.cons.done != nil {
@@ -38,7 +78,7 @@ func (snap *snapshot) startConstraints(set Settings) {
 	snap.cons.done = done
 	go func() {
 		defer close(done)
-		snap.cons.res, snap.cons.smt = snap.computeConstraints(set)
+		snap.cons.res, snap.cons.smt = snap.computeConstraints(set, pool)
 	}()
 }
 
@@ -50,7 +90,10 @@ func (snap *snapshot) constraintsDone() <-chan struct{} {
 	return snap.cons.done
 }
 
-func (snap *snapshot) computeConstraints(set Settings) (*indep.Result, synth.Stats) {
+// computeConstraints computes snap's conditions, with SMT in a slot of
+// pool; it ends with snap (a newer version, or the document closed), and
+// gives up waiting for a slot then.
+func (snap *snapshot) computeConstraints(set Settings, pool *synthPool) (*indep.Result, synth.Stats) {
 	f := snap.facts()
 	if f == nil {
 		return nil, synth.Stats{}
@@ -58,9 +101,18 @@ func (snap *snapshot) computeConstraints(set Settings) (*indep.Result, synth.Sta
 	if !set.SMT {
 		return f.ind, synth.Stats{}
 	}
-	ctx, cancel := context.WithTimeout(snap.ctx, constraintsBudget)
-	defer cancel()
-	res, stats, err := synth.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec, f.sum, z3.Config{}, synth.Options{AssumeNoOverflow: set.AssumeNoOverflow})
+	var res *indep.Result
+	var stats synth.Stats
+	var err error
+	if perr := pool.run(snap.ctx, func() {
+		// The budget counts from the slot: a queue of documents does not
+		// spend it waiting.
+		ctx, cancel := context.WithTimeout(snap.ctx, constraintsBudget)
+		defer cancel()
+		res, stats, err = synth.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec, f.sum, z3.Config{}, synth.Options{AssumeNoOverflow: set.AssumeNoOverflow})
+	}); perr != nil {
+		return nil, stats // superseded while waiting
+	}
 	if err != nil {
 		if snap.ctx.Err() != nil || f.ind == nil {
 			return nil, stats

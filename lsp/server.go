@@ -29,6 +29,9 @@ type Options struct {
 	// beforeRequest, if set, runs before each request is handled (tests
 	// use it to hold a request until it is cancelled).
 	beforeRequest func(ctx context.Context, method string)
+	// onSynthesis, if set, is told +1 when an SMT synthesis (a z3
+	// process) starts and -1 when it ends (tests count them).
+	onSynthesis func(delta int)
 }
 
 // Server is one language server session over one connection.
@@ -53,6 +56,13 @@ type Server struct {
 	progressDocs map[string]*document // work-done progress token → document
 
 	limiter *limiter
+	// synth bounds the SMT syntheses (z3 processes) running at once over
+	// all documents (see independence.go).
+	synth *synthPool
+	// methods are the methods a client may send (LSP's, client to server).
+	methods map[string]bool
+	// cancelRequest cancels the request with an id, if it still runs.
+	cancelRequest func(jsonrpc2.ID)
 	// tokenIndex maps query.TokenType to the legend's index when the
 	// client knows only the standard token types (nil: Weft's own legend).
 	tokenIndex []uint32
@@ -100,11 +110,20 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, o
 		progressDocs: map[string]*document{},
 	}
 	s.limiter = newLimiter(s.settings.maxConcurrent())
+	s.synth = newSynthPool(s.settings.maxConcurrent(), opts.onSynthesis)
+	s.methods = clientMethods()
 	st := newStream(in, out, closer, func(err error) { s.logf("skipped: %v", err) })
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.client = protocol.ClientDispatcher(s.conn)
 	s.inner = protocol.ServerHandler(s, nil)
-	s.conn.Go(ctx, protocol.CancelHandler(s.handle))
+	// The canceller only records the contexts of the requests running;
+	// $/cancelRequest itself is s.handle's, which never fails a
+	// notification (the library ends the connection when a notification's
+	// handler returns an error, as protocol.CancelHandler's did for a
+	// malformed cancel).
+	handler, cancelRequest := jsonrpc2.CancelHandler(s.handle)
+	s.cancelRequest = cancelRequest
+	s.conn.Go(ctx, handler)
 
 	var err error
 	select {
@@ -152,15 +171,18 @@ func (codec) Unmarshal(data []byte, v any) error {
 // one never holds up the edits behind it and $/cancelRequest reaches it.
 // A panic in a handler is recovered, logged and answered with an error:
 // it never ends the session. Nor does a notification that fails (an
-// unknown method, params that do not decode): the library ends the
-// connection when a notification's handler returns an error, so a failed
-// notification is logged and returns none.
+// unknown method, params that do not decode, a malformed cancel): the
+// library ends the connection when a notification's handler returns an
+// error, so a failed notification is logged and returns none.
+//
+// The lifecycle: before initialize a request is answered -32002 and a
+// notification dropped; shutdown is recorded here, on the reading
+// goroutine, before anything after it is read, so that after it a
+// request is answered -32600 and a notification (a didOpen, a didChange)
+// starts nothing; exit ends the session at any time.
 func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	method := strings.Clone(req.Method())
 	isCall := req.IsCall()
-	if isCall {
-		jsonrpc2.Async(ctx)
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("panic in %s: %v\n%s", method, r, debug.Stack())
@@ -171,9 +193,22 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 			}
 		}
 	}()
+	if method == protocol.MethodCancelRequest && !isCall {
+		s.cancel(json.RawMessage(req.Params()))
+		return nil, nil
+	}
 	s.mu.Lock()
 	initialized, shutdown := s.initialized, s.shutdown
+	if initialized && method == protocol.MethodShutdown && isCall {
+		s.shutdown = true // what follows sees it (this request still runs)
+	}
 	s.mu.Unlock()
+	if isCall {
+		// Release the reading goroutine; and the request is then never
+		// recycled by the library while the canceller's context, derived
+		// from it, lives.
+		jsonrpc2.Async(ctx)
+	}
 	switch {
 	case method == protocol.MethodExit:
 	case !initialized && method != protocol.MethodInitialize:
@@ -183,6 +218,11 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		return nil, nil
 	case shutdown && isCall:
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down")
+	case shutdown:
+		s.logf("%s after shutdown ignored", method)
+		return nil, nil
+	case isCall && !s.methods[method]:
+		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 	}
 	if isCall && s.opts.beforeRequest != nil {
 		s.opts.beforeRequest(ctx, method)
@@ -197,18 +237,48 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, protocol.ErrRequestCancelled
 	}
-	// The message parsed (the stream checked it), so a parse error of the
-	// dispatcher is about the params. (Absent params fail to decode even
-	// for a method it does not know, before it can say so.)
+	// The message parsed (the stream checked it) and the method is LSP's,
+	// so a parse error of the dispatcher is about the params.
 	var rpcErr *jsonrpc2.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.ParseError {
 		msg := "invalid params: " + rpcErr.Message
 		if len(req.Params()) == 0 {
-			msg = "no params, and " + method + " needs them (or is not a method weft knows)"
+			msg = "no params, and " + method + " needs them"
 		}
 		err = jsonrpc2.NewError(jsonrpc2.InvalidParams, msg)
 	}
 	return result, err
+}
+
+// clientMethods are the methods LSP lets a client send.
+func clientMethods() map[string]bool {
+	m := map[string]bool{}
+	for _, info := range protocol.Methods {
+		if info.Direction != protocol.DirectionServerToClient {
+			m[info.Method] = true
+		}
+	}
+	return m
+}
+
+// cancel handles $/cancelRequest: params {"id": string or integer}. A
+// cancel of anything else (no params, an id null, a float, an object) is
+// logged and ignored: it is a notification, so there is no one to answer,
+// and it must not end the session.
+func (s *Server) cancel(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.ID == nil {
+		s.logf("$/cancelRequest ignored: its params are not {\"id\": …}: %.80q", params)
+		return
+	}
+	id, ok := messageID(p.ID)
+	if !ok {
+		s.logf("$/cancelRequest ignored: the id %.40s is not a string or an integer", p.ID)
+		return
+	}
+	s.cancelRequest(id)
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -241,6 +311,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 		}
 	}
 	s.limiter.setLimit(s.settings.maxConcurrent())
+	s.synth.setLimit(s.settings.maxConcurrent())
 	s.initialized = true
 	legend := semanticLegend()
 	if !knowsWeftTokens(&params.Capabilities) {
@@ -334,6 +405,7 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	if err == nil {
 		s.settings = next
 		s.limiter.setLimit(next.maxConcurrent())
+		s.synth.setLimit(next.maxConcurrent())
 	}
 	if changed {
 		for _, d := range s.docs {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -23,17 +24,20 @@ import (
 // well-formed JSON-RPC frame, and records the responses by id.
 type wire struct {
 	t  testing.TB
-	in *io.PipeWriter
+	in io.WriteCloser // an *io.PipeWriter, or a subprocess's stdin
 
 	writeMu sync.Mutex // one frame at a time on the server's input
 
-	served   chan struct{} // Serve returned
+	served   chan struct{} // Serve returned (the subprocess exited)
+	proc     *exec.Cmd     // the subprocess (startWireProcess), or nil
 	serveErr error         // valid once served is closed
 	readDone chan struct{} // the server's output ended
 
 	mu        sync.Mutex
 	changed   chan struct{}
 	responses map[string]wireResponse // by the id's JSON text
+	answers   []wireAnswer            // every response, in order
+	notes     []wireMessage           // the server's notifications, in order
 	requests  int                     // the server's requests to the client
 	badOutput []string                // frames the server wrote that are not JSON-RPC
 	stuck     string                  // the goroutines when a write could not complete
@@ -49,6 +53,12 @@ type lspError struct {
 type wireResponse struct {
 	Result json.RawMessage
 	Error  *lspError
+}
+
+// wireAnswer is a response with its id's JSON text.
+type wireAnswer struct {
+	ID string
+	wireResponse
 }
 
 // wireMessage is any JSON-RPC message, as the test reads what the server
@@ -107,7 +117,7 @@ func startWireWith(t testing.TB, opts Options) *wire {
 }
 
 // readOutput reads the server's frames until its output closes.
-func (w *wire) readOutput(out *io.PipeReader) {
+func (w *wire) readOutput(out io.ReadCloser) {
 	defer close(w.readDone)
 	defer out.Close()
 	r := bufio.NewReader(out)
@@ -139,7 +149,13 @@ func (w *wire) readOutput(out *io.PipeReader) {
 			id := append(json.RawMessage(nil), m.ID...)
 			go func() { _ = w.writeRaw(frame([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":null}`))) }()
 		case m.Method == "":
-			w.record(func() { w.responses[string(m.ID)] = wireResponse{Result: m.Result, Error: m.Error} })
+			r := wireResponse{Result: m.Result, Error: m.Error}
+			w.record(func() {
+				w.responses[string(m.ID)] = r
+				w.answers = append(w.answers, wireAnswer{ID: string(m.ID), wireResponse: r})
+			})
+		default:
+			w.record(func() { w.notes = append(w.notes, m) })
 		}
 	}
 }
@@ -197,7 +213,11 @@ func (w *wire) writeRaw(b []byte) error {
 	defer w.writeMu.Unlock()
 	stuck := time.AfterFunc(writeTimeout, func() {
 		w.record(func() { w.stuck = goroutines() })
-		_ = w.in.CloseWithError(errors.New("the server stopped reading its input"))
+		if p, ok := w.in.(*io.PipeWriter); ok {
+			_ = p.CloseWithError(errors.New("the server stopped reading its input"))
+		} else {
+			_ = w.in.Close()
+		}
 	})
 	defer stuck.Stop()
 	_, err := w.in.Write(b)

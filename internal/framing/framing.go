@@ -6,6 +6,13 @@
 // read error, ends the reading. (The protocol libraries' own framings end
 // the connection on the first bad frame, or allocate whatever length a
 // header claims.) It knows nothing of what the bodies hold.
+//
+// A length that lies must not swallow the frames after it: skipping an
+// over-long frame stops early at a line that starts with a Content-Length
+// header (no JSON body has one: a raw line break occurs in JSON only
+// between tokens, and no token starts with a letter C), and Resync reads
+// again, from the first header in it, a body its caller found not to be a
+// message.
 package framing
 
 import (
@@ -26,15 +33,73 @@ var ErrBadHeader = errors.New("malformed message header")
 
 // Reader reads frames.
 type Reader struct {
-	in      *bufio.Reader
+	src     io.Reader     // the input
+	pending *bytes.Reader // bytes given back by Resync, read before src (nil: none)
+	in      *bufio.Reader // over pending, then src
 	max     int
 	garbage func(error)
 }
 
+const bufSize = 64 << 10
+
 // NewReader reads frames of at most maxBody bytes from in, reporting what
 // it skips to garbage.
 func NewReader(in io.Reader, maxBody int, garbage func(error)) *Reader {
-	return &Reader{in: bufio.NewReaderSize(in, 64<<10), max: maxBody, garbage: garbage}
+	return &Reader{src: in, in: bufio.NewReaderSize(in, bufSize), max: maxBody, garbage: garbage}
+}
+
+// Resync is for a body the caller could not read as a message: if a
+// Content-Length header is in it, the frame's length was wrong and its
+// body ran into the frames after it, so the bytes from that header on are
+// read again (reported through garbage). It says whether it found one.
+func (r *Reader) Resync(body []byte) bool {
+	at := -1
+	for i := 0; i < len(body) && at < 0; i++ {
+		if (body[i] == 'c' || body[i] == 'C') && startsHeader(body[i:]) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	r.garbage(fmt.Errorf("a frame ran into the next header: %d bytes skipped, the rest read again", at))
+	r.unread(body[at:])
+	return true
+}
+
+// unread puts b back in front of what is still to be read.
+func (r *Reader) unread(b []byte) {
+	buffered, _ := r.in.Peek(r.in.Buffered())
+	all := append(append([]byte(nil), b...), buffered...)
+	if r.pending != nil {
+		rest, _ := io.ReadAll(r.pending)
+		all = append(all, rest...)
+	}
+	r.pending = bytes.NewReader(all)
+	r.in = bufio.NewReaderSize(io.MultiReader(r.pending, r.src), bufSize)
+}
+
+// startsHeader says whether b starts with a Content-Length header name
+// (any case) and its colon.
+// It allocates nothing and reads only the bytes it matches: Resync calls
+// it at every c of a body up to the frame limit.
+func startsHeader(b []byte) bool {
+	const name = "content-length"
+	if len(b) < len(name)+1 {
+		return false
+	}
+	for j := range len(name) {
+		// A letter in either case; '-' itself (a byte |0x20 is a
+		// lower-case letter only if it is a letter).
+		if c := b[j]; c != name[j] && (name[j] == '-' || c|0x20 != name[j]) {
+			return false
+		}
+	}
+	i := len(name)
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i < len(b) && b[i] == ':'
 }
 
 // Read returns the body of the next well-formed frame. At the end of the
@@ -51,8 +116,8 @@ func (r *Reader) Read() ([]byte, error) {
 		}
 		if n > r.max {
 			r.garbage(fmt.Errorf("message of %d bytes skipped (the limit is %d)", n, r.max))
-			if _, err := io.CopyN(io.Discard, r.in, int64(n)); err != nil {
-				return nil, io.ErrUnexpectedEOF
+			if err := r.skip(n); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -62,6 +127,36 @@ func (r *Reader) Read() ([]byte, error) {
 		}
 		return body, nil
 	}
+}
+
+// skip discards the n bytes of an over-long body, or fewer: it stops at a
+// line that starts with a Content-Length header, which is the next frame
+// (a huge length that lies must not swallow the session).
+func (r *Reader) skip(n int) error {
+	const name = "content-length:"
+	lineStart := true // the body starts after the header's blank line
+	for n > 0 {
+		if lineStart && n > len(name) {
+			if p, _ := r.in.Peek(len(name)); startsHeader(p) {
+				r.garbage(fmt.Errorf("a header inside the skipped message: reading from there, %d bytes short of its length", n))
+				return nil
+			}
+		}
+		if r.in.Buffered() == 0 {
+			if _, err := r.in.Peek(1); err != nil {
+				return io.ErrUnexpectedEOF
+			}
+		}
+		b, _ := r.in.Peek(min(n, r.in.Buffered()))
+		k := len(b)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			k = i + 1
+		}
+		lineStart = b[k-1] == '\n'
+		_, _ = r.in.Discard(k)
+		n -= k
+	}
+	return nil
 }
 
 // readHeader reads a header block and returns its Content-Length. A

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package lsp
+
+// mkfifo cannot make a FIFO here.
+func mkfifo(string) error { return errNoFIFO }
