@@ -44,6 +44,9 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		if err != nil {
 			return nil, err
 		}
+		if params.Command == cmdReplay && !s.caps.weft.replay {
+			s.showReplay(uri.URI(args[0]), tr)
+		}
 		return rawJSON(tr), nil
 	case cmdRunOptimal, cmdStop, cmdShowStatus:
 		if err := need(1); err != nil {

@@ -166,6 +166,7 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 		d.mu.Unlock()
 		return err
 	}
+	changed := d.version != version
 	d.text, d.version = text, version
 	d.bugs = nil
 	if d.runCancel != nil {
@@ -173,6 +174,10 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 	}
 	d.mu.Unlock()
 	d.poke()
+	if changed {
+		// What the client shows of the older version goes at once.
+		d.s.refreshVersion()
+	}
 	return nil
 }
 
@@ -303,6 +308,20 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
+}
+
+// latestSnapshot is snapshotFor for the answers that must never come
+// from an older version than the document's (inlay hints): nil, and no
+// error, when the analysis of the latest text is not done in time.
+func (s *Server) latestSnapshot(ctx context.Context, u uri.URI) (*snapshot, error) {
+	snap, err := s.snapshotFor(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if d := s.doc(u); d == nil || !d.current(snap.version) {
+		return nil, nil
+	}
+	return snap, nil
 }
 
 // pos turns an LSP position into a position in the snapshot's text
