@@ -132,6 +132,10 @@ func (d *document) analyse() *snapshot {
 	d.snap = snap
 	d.bugs = nil
 	d.publishLocked()
+	if d.hintsWithheld && d.s.caps.inlayHintRefresh {
+		d.hintsWithheld = false
+		go func() { _ = d.s.client.InlayHintRefresh(d.s.ctx) }()
+	}
 	return snap
 }
 
@@ -187,6 +191,7 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 		return nil, false
 	}
 	st.State, st.Waiting, st.Escalating = stateChecking, false, true
+	st.Assumptions = nil // no verdict while checking
 	d.setStatus(snap.version, st)
 	budget := set.escalationBudgets()[p.stage]
 	next := &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0, exact: p.exact}

@@ -130,6 +130,10 @@ type document struct {
 	bugs      []*bugReport // of snap's version
 	progress  string       // the work-done progress token of the running check
 	lastLens  time.Time
+	// hintsWithheld: an inlay hint request found the latest text not
+	// analysed in time and was answered with none; the client is asked
+	// again once it is.
+	hintsWithheld bool
 }
 
 type docCommand int
@@ -314,14 +318,20 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 // from an older version than the document's (inlay hints): nil, and no
 // error, when the analysis of the latest text is not done in time.
 func (s *Server) latestSnapshot(ctx context.Context, u uri.URI) (*snapshot, error) {
-	snap, err := s.snapshotFor(ctx, u)
-	if err != nil {
+	if _, err := s.snapshotFor(ctx, u); err != nil {
 		return nil, err
 	}
-	if d := s.doc(u); d == nil || !d.current(snap.version) {
+	d := s.doc(u)
+	if d == nil {
 		return nil, nil
 	}
-	return snap, nil
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.snap != nil && d.snap.version == d.version {
+		return d.snap, nil // the latest (it may have come since)
+	}
+	d.hintsWithheld = true // analyse asks the client again
+	return nil, nil
 }
 
 // pos turns an LSP position into a position in the snapshot's text

@@ -378,3 +378,41 @@ func TestReplayDirBounded(t *testing.T) {
 		})
 	}
 }
+
+// Inlay hints come from the latest text or not at all: when its analysis
+// is not done in time the answer is empty (and the client is asked
+// again once it is), never the older version's hints.
+func TestInlayHintsNeverStale(t *testing.T) {
+	const text = "const N = 2\nvar a [N * 2]int\n"
+	for _, c := range []struct {
+		name     string
+		version  int32 // the document's; the snapshot is version 1
+		hints    bool
+		withheld bool
+	}{
+		{"the snapshot is the latest", 1, true, false},
+		{"a newer version is not analysed yet", 2, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			u := uri.URI("file:///test/hints.weft")
+			s := &Server{ctx: ctx, docs: map[uri.URI]*document{}}
+			d := &document{s: s, uri: u, ctx: ctx, version: c.version, snap: newSnapshot(ctx, "hints.weft", 1, []byte(text))}
+			s.docs[u] = d
+			hints, err := s.InlayHint(ctx, &protocol.InlayHintParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: u},
+				Range:        protocol.Range{End: protocol.Position{Line: 3}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(hints) > 0; got != c.hints {
+				t.Errorf("%d hints, want some: %v", len(hints), c.hints)
+			}
+			if d.hintsWithheld != c.withheld {
+				t.Errorf("hints withheld %v, want %v", d.hintsWithheld, c.withheld)
+			}
+		})
+	}
+}
