@@ -235,6 +235,23 @@ func TestCustomNotificationsOptIn(t *testing.T) {
 			if got := n > 0; got != c.custom {
 				t.Errorf("%d custom notifications, want some: %v", n, c.custom)
 			}
+			// The status lens's command shows the status to a client
+			// that does not get weft/status.
+			if _, err := cl.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdShowStatus, Arguments: []protocol.LSPAny{rawJSON(string(u))}}); err != nil {
+				t.Fatal(err)
+			}
+			if !c.custom {
+				cl.waitFor("the status as a message", 5*time.Second, func() bool {
+					return slices.ContainsFunc(cl.shownMessages, func(m string) bool { return strings.Contains(m, "2 bugs") })
+				})
+				return
+			}
+			cl.mu.Lock()
+			shown := cl.shownMessages
+			cl.mu.Unlock()
+			if len(shown) > 0 {
+				t.Errorf("a client that shows weft/status got the status as a message too: %q", shown)
+			}
 		})
 	}
 }
