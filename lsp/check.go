@@ -304,10 +304,11 @@ func chooseMode(ctx context.Context, snap *snapshot, p *plan) (engine.Algorithm,
 }
 
 // withoutNoOverflow is cs without the conditions that hold only where no
-// arithmetic overflows (ir.OriginSMTNoOverflow). With them gone a pair
-// has only conditions that hold over int64 (the synthesis gives a pair
-// either kind, never both to the engine), so cdpor's verdict rests on no
-// such assumption.
+// arithmetic overflows (ir.OriginSMTNoOverflow), so that cdpor's verdict
+// rests on no such assumption. A pair keeps its other conditions (the
+// syntactic rules'); the conditions that hold over int64, which the
+// synthesis gives the engine only when assumeNoOverflow is off, are not
+// computed again: the check may merge less than it could, never more.
 func withoutNoOverflow(cs *ir.Constraints) *ir.Constraints {
 	if cs == nil {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"weft/engine/ir"
 	"weft/internal/z3"
 )
 
@@ -431,5 +432,45 @@ func TestInlayHintsNeverStale(t *testing.T) {
 				t.Errorf("hints withheld %v, want %v", d.hintsWithheld, c.withheld)
 			}
 		})
+	}
+}
+
+// withoutNoOverflow drops exactly the conditions that hold only where
+// nothing overflows, keeping the others, W and RaceFree.
+func TestWithoutNoOverflow(t *testing.T) {
+	a, b, c := ir.Site{Body: 0, PC: 1}, ir.Site{Body: 1, PC: 1}, ir.Site{Body: 2, PC: 1}
+	rule := ir.Constraint{Origin: "rule: index", Text: "i != other.i"}
+	smt := ir.Constraint{Origin: "smt", Text: "x == 0"}
+	nov := ir.Constraint{Origin: ir.OriginSMTNoOverflow, Text: "true"}
+	cs := &ir.Constraints{RaceFree: true, Writes: map[ir.Site][]ir.LocRange{a: nil}}
+	cs.Add(a, b, rule)
+	cs.Add(a, b, nov)
+	cs.Add(a, c, nov)
+	cs.Add(b, c, smt)
+	got := withoutNoOverflow(cs)
+	for _, tc := range []struct {
+		pair [2]ir.Site
+		want []string
+	}{
+		{[2]ir.Site{a, b}, []string{"i != other.i"}},
+		{[2]ir.Site{a, c}, nil},
+		{[2]ir.Site{b, c}, []string{"x == 0"}},
+	} {
+		var texts []string
+		for _, c := range got.Pairs[tc.pair] {
+			texts = append(texts, c.Text)
+		}
+		if !slices.Equal(texts, tc.want) {
+			t.Errorf("pair %v: %q, want %q", tc.pair, texts, tc.want)
+		}
+	}
+	if !got.RaceFree || len(got.Writes) != 1 {
+		t.Errorf("RaceFree %v, %d sites in W: want them kept", got.RaceFree, len(got.Writes))
+	}
+	if len(cs.Pairs[[2]ir.Site{a, b}]) != 2 {
+		t.Errorf("the constraints given were changed")
+	}
+	if withoutNoOverflow(nil) != nil {
+		t.Errorf("nil constraints gave some")
 	}
 }
