@@ -193,9 +193,7 @@ func (s *Server) refreshLenses() {
 // it shows, which are of an older version of a document (if it supports
 // the refresh requests: otherwise it asks again after an edit anyway).
 func (s *Server) refreshVersion() {
-	if s.caps.codeLensRefresh {
-		go func() { _ = s.client.CodeLensRefresh(s.ctx) }()
-	}
+	s.refreshLenses()
 	if s.caps.inlayHintRefresh {
 		go func() { _ = s.client.InlayHintRefresh(s.ctx) }()
 	}

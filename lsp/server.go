@@ -291,7 +291,7 @@ func serverCapabilities(legend protocol.SemanticTokensLegend) protocol.ServerCap
 		HoverProvider:    protocol.Boolean(true),
 		CodeLensProvider: &protocol.CodeLensOptions{},
 		// The code action "Show counterexample" on a bug's diagnostic
-		// (commands.go), for clients without code lenses.
+		// (showreplay.go), for clients without code lenses.
 		CodeActionProvider: protocol.Boolean(true),
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 			Commands: Commands,
