@@ -38,6 +38,10 @@ type plan struct {
 	// arithmetic overflows (the check that follows a verdict resting on
 	// engine.AssumeNoOverflow; see withoutNoOverflow).
 	exact bool
+	// assumed is the verdict an earlier check of the snapshot reached
+	// under the no-overflow assumption, in words, for the status of a
+	// later check that ends incomplete.
+	assumed string
 }
 
 // modeFor is the mode a check planned with opts runs on prog:
@@ -190,14 +194,15 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 		d.setStatus(snap.version, st)
 		return nil, false
 	}
+	budget := set.escalationBudgets()[p.stage]
+	next := &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0, exact: p.exact, assumed: p.assumed}
+	if assumed {
+		next.auto, next.exact = set.CDPOR, true
+		next.assumed = fmt.Sprintf("verified, %s (%s, %s)", st.assuming(), plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+	}
 	st.State, st.Waiting, st.Escalating = stateChecking, false, true
 	st.Assumptions = nil // no verdict while checking
 	d.setStatus(snap.version, st)
-	budget := set.escalationBudgets()[p.stage]
-	next := &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0, exact: p.exact}
-	if assumed {
-		next.auto, next.exact = set.CDPOR, true
-	}
 	return next, false
 }
 
@@ -367,6 +372,9 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 		}
 	case engine.StatusIncomplete:
 		st.State, st.Why = stateIncomplete, engine.StoppedWords(res.Stopped)
+		if p != nil {
+			st.Earlier = p.assumed
+		}
 	case engine.StatusVacuous:
 		st.State, st.Complete = stateVacuous, true
 	default:

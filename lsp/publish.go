@@ -49,6 +49,11 @@ type status struct {
 	// (engine.Result.Assumptions: "no-overflow", "no-spurious-wakeups");
 	// the message says them ("verified, assuming no overflow").
 	Assumptions []string `json:"assumptions,omitempty"`
+	// Earlier, for an incomplete check, is the verdict an earlier check
+	// of the same version reached under an assumption, which this one
+	// (run without it) could not confirm: "verified, assuming no
+	// overflow (1 execution, cdpor)".
+	Earlier string `json:"earlier,omitempty"`
 }
 
 // words says the status as a person reads it.
@@ -102,7 +107,11 @@ func (st status) stateWords() string {
 		}
 		return s
 	case stateIncomplete:
-		return fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		w := fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		if st.Earlier != "" {
+			w += "; an earlier check: " + st.Earlier
+		}
+		return w
 	case stateErrors:
 		return "Not checked: the file has errors"
 	}

@@ -474,3 +474,33 @@ func TestWithoutNoOverflow(t *testing.T) {
 		t.Errorf("nil constraints gave some")
 	}
 }
+
+// A check without the no-overflow assumption that runs out of budget
+// ends incomplete, and its status keeps what the earlier check found
+// under the assumption (it is not "verified", nor is it lost).
+func TestAssumedVerdictKeptWhenIncomplete(t *testing.T) {
+	piModel(t) // skips without z3
+	pi, err := os.ReadFile("../benchmarks/cdpor/pi_7.weft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One escalated check, of 1 ms: too short for Pi(7)'s 5,040
+	// executions without the assumption.
+	cl := startServer(t, map[string]any{"assumeNoOverflow": true, "escalationCeilingMs": 1})
+	u := cl.open("pi_7.weft", string(pi))
+	var st status
+	cl.waitFor("the final status", 60*time.Second, func() bool {
+		st, _ = cl.latestStatus(u)
+		return st.State == stateIncomplete || st.State == stateVerified
+	})
+	if st.State != stateIncomplete {
+		t.Fatalf("status %s %q: want the check without the assumption incomplete", st.State, st.Message)
+	}
+	want := "an earlier check: verified, assuming no overflow (1 execution, cdpor)"
+	if st.Earlier != "verified, assuming no overflow (1 execution, cdpor)" || !strings.HasSuffix(st.Message, want) {
+		t.Errorf("earlier %q, message %q; want the message to end with %q", st.Earlier, st.Message, want)
+	}
+	if len(st.Assumptions) != 0 {
+		t.Errorf("assumptions %q of a check that ran without them", st.Assumptions)
+	}
+}

@@ -48,6 +48,12 @@ export interface WeftStatus {
    * spurious wake-ups were not explored). Absent: nothing.
    */
   assumptions?: string[];
+  /**
+   * For an incomplete check: the verdict an earlier check of the same
+   * version reached under an assumption, which this one, run without it,
+   * could not confirm ("verified, assuming no overflow (1 execution, cdpor)").
+   */
+  earlier?: string;
 }
 
 /** A named value in a trace state ("x" → "3", "a" → "{0, 7, 7}"). */
