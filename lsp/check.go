@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,6 +34,14 @@ type plan struct {
 	// fallback, set when the plan runs, is why it ran sdpor instead of
 	// algo (a feature algo does not explore; see modeFor), or "".
 	fallback string
+	// exact: use no independence condition that holds only where no
+	// arithmetic overflows (the check that follows a verdict resting on
+	// engine.AssumeNoOverflow; see withoutNoOverflow).
+	exact bool
+	// assumed is the verdict an earlier check of the snapshot reached
+	// under the no-overflow assumption, in words, for the status of a
+	// later check that ends incomplete.
+	assumed string
 }
 
 // modeFor is the mode a check planned with opts runs on prog:
@@ -127,6 +136,10 @@ func (d *document) analyse() *snapshot {
 	d.snap = snap
 	d.bugs = nil
 	d.publishLocked()
+	if d.hintsWithheld && d.s.caps.inlayHintRefresh {
+		d.hintsWithheld = false
+		go func() { _ = d.s.client.InlayHintRefresh(d.s.ctx) }()
+	}
 	return snap
 }
 
@@ -172,14 +185,25 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	}
 	st := d.finalStatus(snap, p, res)
 	set := d.s.currentSettings()
-	if res.Complete || p.forced || !set.Escalate || p.stage >= len(set.escalationBudgets()) {
+	// A bug-free verdict that rests on the no-overflow assumption is
+	// not the last word while escalation may go on: the next check
+	// drops the conditions that need it, so that it either finds the
+	// overflows the merged orders hid or says plain "verified".
+	assumed := st.State == stateVerified && slices.Contains(res.Assumptions, engine.AssumeNoOverflow)
+	if (res.Complete && !assumed) || p.forced || !set.Escalate || p.stage >= len(set.escalationBudgets()) {
 		d.setStatus(snap.version, st)
 		return nil, false
 	}
-	st.State, st.Waiting, st.Escalating = stateChecking, false, true
-	d.setStatus(snap.version, st)
 	budget := set.escalationBudgets()[p.stage]
-	return &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0}, false
+	next := &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0, exact: p.exact, assumed: p.assumed}
+	if assumed {
+		next.auto, next.exact = set.CDPOR, true
+		next.assumed = fmt.Sprintf("verified, %s (%s, %s)", st.assuming(), plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+	}
+	st.State, st.Waiting, st.Escalating = stateChecking, false, true
+	st.Assumptions = nil // no verdict while checking
+	d.setStatus(snap.version, st)
+	return next, false
 }
 
 // afterCancel decides what a cancelled run amounts to: a stop the user
@@ -215,7 +239,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 	algo, p.fallback = modeFor(snap.loaded.Exec, engine.Options{Algorithm: algo})
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
 	d.setStatus(snap.version, base)
-	token := d.beginProgress(snap, p)
+	token := d.beginProgress(snap, p, algo)
 	var lastReport time.Time
 	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
 	opts := engine.Options{
@@ -275,10 +299,39 @@ func chooseMode(ctx context.Context, snap *snapshot, p *plan) (engine.Algorithm,
 		return p.algo, nil // cdpor asked for: its own conditions only
 	}
 	cs := ind.Constraints()
+	if p.exact {
+		cs = withoutNoOverflow(cs)
+	}
 	if p.algo == engine.CDPOR || engine.ConstraintsApply(snap.loaded.Exec, cs) {
 		return engine.CDPOR, cs
 	}
 	return p.algo, nil
+}
+
+// withoutNoOverflow is cs without the conditions that hold only where no
+// arithmetic overflows (ir.OriginSMTNoOverflow), so that cdpor's verdict
+// rests on no such assumption. A pair keeps its other conditions (the
+// syntactic rules'); the conditions that hold over int64, which the
+// synthesis gives the engine only when assumeNoOverflow is off, are not
+// computed again: the check may merge less than it could, never more.
+func withoutNoOverflow(cs *ir.Constraints) *ir.Constraints {
+	if cs == nil {
+		return nil
+	}
+	out := *cs
+	out.Pairs = make(map[[2]ir.Site][]ir.Constraint, len(cs.Pairs))
+	for k, list := range cs.Pairs {
+		var keep []ir.Constraint
+		for _, c := range list {
+			if c.Origin != ir.OriginSMTNoOverflow {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) > 0 {
+			out.Pairs[k] = keep
+		}
+	}
+	return &out
 }
 
 // exploreSafely runs an exploration, turning a panic of the engine into
@@ -305,6 +358,9 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 	if p != nil {
 		st.K, st.Fallback = p.k, p.fallback
 	}
+	for _, a := range res.Assumptions {
+		st.Assumptions = append(st.Assumptions, string(a))
+	}
 	verdict, warnings := engine.Verdict(snap.loaded.Exec, res)
 	st.Warnings = warnings
 	switch verdict {
@@ -316,6 +372,9 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 		}
 	case engine.StatusIncomplete:
 		st.State, st.Why = stateIncomplete, engine.StoppedWords(res.Stopped)
+		if p != nil {
+			st.Earlier = p.assumed
+		}
 	case engine.StatusVacuous:
 		st.State, st.Complete = stateVacuous, true
 	default:
@@ -393,9 +452,10 @@ func (l *limiter) setLimit(n int) {
 	l.mu.Unlock()
 }
 
-// beginProgress starts work-done progress for an escalated check, if the
-// client supports it; it returns the token ("" when none).
-func (d *document) beginProgress(snap *snapshot, p *plan) string {
+// beginProgress starts work-done progress for an escalated check running
+// algo, if the client supports it; it returns the token ("" when none).
+// Its title names the mode as the status and the lens do (algoWords).
+func (d *document) beginProgress(snap *snapshot, p *plan, algo engine.Algorithm) string {
 	s := d.s
 	if p.stage == 0 || !s.caps.workDoneProgress {
 		return ""
@@ -410,7 +470,7 @@ func (d *document) beginProgress(snap *snapshot, p *plan) string {
 	t := true
 	msg := "starting"
 	_ = s.client.Progress(d.ctx, &protocol.ProgressParams{Token: protocol.String(token), Value: rawJSON(protocol.WorkDoneProgressBegin{
-		Kind: "begin", Title: fmt.Sprintf("Weft: %s check of %s", p.algo, docName(d.uri)), Cancellable: &t, Message: &msg,
+		Kind: "begin", Title: fmt.Sprintf("Weft: %s check of %s", algoWords(string(algo), p.k), docName(d.uri)), Cancellable: &t, Message: &msg,
 	})})
 	return token
 }

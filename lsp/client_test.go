@@ -56,6 +56,19 @@ type testClient struct {
 	refreshes  int
 	progress   []string
 	progCreate int
+	// custom counts the custom notifications (weft/…) received.
+	custom         int
+	inlayRefreshes int
+	showDocs       []protocol.ShowDocumentParams
+	shownMessages  []string // window/showMessage only
+}
+
+// clientConfig says what a test client declares and how its server runs.
+type clientConfig struct {
+	noWeftStatus bool     // do not opt in to weft/status
+	noWeftReplay bool     // do not say that the client replays weft.replay's answer itself
+	showDocument bool     // declare window/showDocument support
+	env          []string // added to the server's environment
 }
 
 type rwc struct {
@@ -67,8 +80,17 @@ type rwc struct {
 // initializationOptions.
 func startServer(t testing.TB, opts map[string]any) *testClient {
 	t.Helper()
+	return startServerWith(t, opts, clientConfig{})
+}
+
+// startServerWith is startServer with a client that declares cfg.
+func startServerWith(t testing.TB, opts map[string]any, cfg clientConfig) *testClient {
+	t.Helper()
 	bin := buildWeft(t)
 	cmd := exec.Command(bin, "lsp", "--stdio")
+	if cfg.env != nil {
+		cmd.Env = append(os.Environ(), cfg.env...)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +113,7 @@ func startServer(t testing.TB, opts map[string]any) *testClient {
 			c.mu.Unlock()
 		}
 	})
-	c.initialize(opts)
+	c.initializeWith(opts, cfg)
 	return c
 }
 
@@ -110,6 +132,9 @@ func (c *testClient) connect(rw io.ReadWriteCloser) {
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rw), jsonrpc2.WithCodec(codec{}))
 	inner := protocol.ClientHandler(c, jsonrpc2.MethodNotFoundHandler)
 	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if strings.HasPrefix(req.Method(), "weft/") {
+			c.record(func() { c.custom++ })
+		}
 		if req.Method() == "weft/status" {
 			var st status
 			if err := json.Unmarshal(req.Params(), &st); err != nil {
@@ -123,11 +148,18 @@ func (c *testClient) connect(rw io.ReadWriteCloser) {
 	c.server = protocol.ServerDispatcher(c.conn)
 }
 
-func (c *testClient) initialize(opts map[string]any) {
+func (c *testClient) initializeWith(opts map[string]any, cfg clientConfig) {
 	t := true
 	params := &protocol.InitializeParams{}
 	params.Capabilities.Window = &protocol.WindowClientCapabilities{WorkDoneProgress: &t}
-	params.Capabilities.Workspace = &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: &t}}
+	if cfg.showDocument {
+		params.Capabilities.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+	}
+	params.Capabilities.Experimental = rawJSON(map[string]bool{"weftStatus": !cfg.noWeftStatus, "weftReplay": !cfg.noWeftReplay})
+	params.Capabilities.Workspace = &protocol.WorkspaceClientCapabilities{
+		CodeLens:  &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: &t},
+		InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &t},
+	}
 	params.Capabilities.TextDocument = &protocol.TextDocumentClientCapabilities{PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{DiagnosticsCapabilities: protocol.DiagnosticsCapabilities{RelatedInformation: &t}}}
 	if opts != nil {
 		params.InitializationOptions = rawJSON(opts)
@@ -264,7 +296,10 @@ func (c *testClient) UnregisterCapability(context.Context, *protocol.Unregistrat
 	return nil
 }
 func (c *testClient) ShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
-	c.record(func() { c.logs = append(c.logs, p.Message) })
+	c.record(func() {
+		c.logs = append(c.logs, p.Message)
+		c.shownMessages = append(c.shownMessages, p.Message)
+	})
 	return nil
 }
 func (c *testClient) ShowMessageRequest(context.Context, *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
@@ -274,8 +309,9 @@ func (c *testClient) LogMessage(_ context.Context, p *protocol.LogMessageParams)
 	c.record(func() { c.logs = append(c.logs, p.Message) })
 	return nil
 }
-func (c *testClient) ShowDocument(context.Context, *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
-	return &protocol.ShowDocumentResult{}, nil
+func (c *testClient) ShowDocument(_ context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+	c.record(func() { c.showDocs = append(c.showDocs, *p) })
+	return &protocol.ShowDocumentResult{Success: true}, nil
 }
 func (c *testClient) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneProgressCreateParams) error {
 	c.record(func() { c.progCreate++ })
@@ -305,8 +341,11 @@ func (c *testClient) CodeLensRefresh(context.Context) error {
 func (c *testClient) FoldingRangeRefresh(context.Context) error   { return nil }
 func (c *testClient) SemanticTokensRefresh(context.Context) error { return nil }
 func (c *testClient) InlineValueRefresh(context.Context) error    { return nil }
-func (c *testClient) InlayHintRefresh(context.Context) error      { return nil }
-func (c *testClient) DiagnosticRefresh(context.Context) error     { return nil }
+func (c *testClient) InlayHintRefresh(context.Context) error {
+	c.record(func() { c.inlayRefreshes++ })
+	return nil
+}
+func (c *testClient) DiagnosticRefresh(context.Context) error { return nil }
 func (c *testClient) TextDocumentContentRefresh(context.Context, *protocol.TextDocumentContentRefreshParams) error {
 	return nil
 }

@@ -44,6 +44,9 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		if err != nil {
 			return nil, err
 		}
+		if params.Command == cmdReplay && !s.caps.weft.replay {
+			s.showReplay(uri.URI(args[0]), tr)
+		}
 		return rawJSON(tr), nil
 	case cmdRunOptimal, cmdStop, cmdShowStatus:
 		if err := need(1); err != nil {
@@ -62,6 +65,18 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		d.mu.Lock()
 		st := d.st
 		d.mu.Unlock()
+		if params.Command == cmdShowStatus && !s.caps.weft.status {
+			// The status lens, clicked in a client that does not show
+			// weft/status: say the status where it can be read whole.
+			msg := st.Message
+			if msg == "" {
+				msg = "not checked yet"
+			}
+			for _, w := range st.Warnings {
+				msg += "\n" + w
+			}
+			_ = s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "weft: " + docName(d.uri) + ": " + msg})
+		}
 		return rawJSON(st), nil
 	}
 	return nil, invalidParams("unknown command %q (known: %v)", params.Command, Commands)

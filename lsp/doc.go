@@ -62,14 +62,27 @@
 // data-race, runtime-error, step-bound), source "weft", a data race as a
 // warning, related information for the other racing access and the
 // trace's last steps, and data {bugId, version, steps}. The custom
-// notification weft/status (see status) on every change of state, and the
+// notification weft/status (see status) on every change of state, to a
+// client that opts in with the experimental capability weftStatus (the
+// server's only custom notification: no other client gets one), and the
 // same words in a code lens at the top of the file; "verified" only for a
-// complete exploration that checked something. Code lenses "Replay
+// complete exploration that checked something, naming the assumptions
+// the verdict rests on ("verified, assuming no overflow"; a bug-free
+// verdict resting on no-overflow is checked again without it while the
+// checks escalate). A code lens or inlay hint asked for after an edit
+// shows nothing of the older version (the status lens says Checking…
+// until the new version's check reports), and an edit sends
+// codeLens/inlayHint refresh. Code lenses "Replay
 // counterexample (N steps)" (command weft.replay), "Run optimal now"
-// (until a check is complete), "Stop". Commands weft.trace / weft.replay (package replay's
-// counterexample document: each step, its event, the state after it),
+// (until a check is complete), "Stop"; the code action "Show
+// counterexample (N steps)" on a bug's diagnostic (weft.replay too).
+// Commands weft.trace / weft.replay (package replay's
+// counterexample document: each step, its event, the state after it;
+// weft.replay, for a client without the experimental capability
+// weftReplay, also writes the counterexample as text to the cache
+// directory and asks the client to show it: showreplay.go),
 // weft.runOptimal, weft.stop, weft.showStatus. Work-done progress for
-// the escalated checks, cancellable.
+// the escalated checks, cancellable, titled with the mode it runs.
 //
 // # Robustness
 //

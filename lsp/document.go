@@ -130,6 +130,10 @@ type document struct {
 	bugs      []*bugReport // of snap's version
 	progress  string       // the work-done progress token of the running check
 	lastLens  time.Time
+	// hintsWithheld: an inlay hint request found the latest text not
+	// analysed in time and was answered with none; the client is asked
+	// again once it is.
+	hintsWithheld bool
 }
 
 type docCommand int
@@ -166,6 +170,7 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 		d.mu.Unlock()
 		return err
 	}
+	changed := d.version != version
 	d.text, d.version = text, version
 	d.bugs = nil
 	if d.runCancel != nil {
@@ -173,6 +178,10 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 	}
 	d.mu.Unlock()
 	d.poke()
+	if changed {
+		// What the client shows of the older version goes at once.
+		d.s.refreshVersion()
+	}
 	return nil
 }
 
@@ -303,6 +312,26 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
+}
+
+// latestSnapshot is snapshotFor for the answers that must never come
+// from an older version than the document's (inlay hints): nil, and no
+// error, when the analysis of the latest text is not done in time.
+func (s *Server) latestSnapshot(ctx context.Context, u uri.URI) (*snapshot, error) {
+	if _, err := s.snapshotFor(ctx, u); err != nil {
+		return nil, err
+	}
+	d := s.doc(u)
+	if d == nil {
+		return nil, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.snap != nil && d.snap.version == d.version {
+		return d.snap, nil // the latest (it may have come since)
+	}
+	d.hintsWithheld = true // analyse asks the client again
+	return nil, nil
 }
 
 // pos turns an LSP position into a position in the snapshot's text

@@ -207,8 +207,8 @@ func (s *Server) SignatureHelp(ctx context.Context, params *protocol.SignatureHe
 }
 
 func (s *Server) InlayHint(ctx context.Context, params *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
-	snap, err := s.snapshotFor(ctx, params.TextDocument.URI)
-	if err != nil || snap.loaded == nil {
+	snap, err := s.latestSnapshot(ctx, params.TextDocument.URI)
+	if err != nil || snap == nil || snap.loaded == nil {
 		return nil, err
 	}
 	rng := source.Range{Start: snap.pos(params.Range.Start), End: snap.pos(params.Range.End)}

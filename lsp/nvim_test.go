@@ -66,10 +66,24 @@ type nvimReport struct {
 		Err    json.RawMessage `json:"err"`
 		Result json.RawMessage `json:"result"`
 	} `json:"command"`
+	Picked        []string  `json:"picked"` // the lens and code action vim.ui.select was offered and took
+	Shown         nvimShown `json:"shown"`  // the showDocument of the lens
+	Action        nvimShown `json:"action_shown"`
+	ActionCommand struct {
+		Err json.RawMessage `json:"err"`
+	} `json:"action_command"`
 	Exit struct {
 		Code   int `json:"code"`
 		Signal int `json:"signal"`
 	} `json:"exit"`
+}
+
+// nvimShown is a window/showDocument Neovim handled: the file and its
+// first lines.
+type nvimShown struct {
+	URI   string   `json:"uri"`
+	Path  string   `json:"path"`
+	Lines []string `json:"lines"`
 }
 
 // decodeErr reads a handler's err: nil when there was none (Neovim's
@@ -231,6 +245,26 @@ func TestNeovim(t *testing.T) {
 		if last.Thread != "main" || int(last.Range.Start.Line) != r.RanLens.Line || !strings.Contains(last.Op, "assert") {
 			t.Errorf("last step %+v: want main failing the assertion at line %d", last, r.RanLens.Line)
 		}
+	}
+
+	// The lens and the code action showed the counterexample as text,
+	// in the cache directory (XDG_CACHE_HOME, the test's).
+	for _, c := range []struct {
+		what  string
+		shown nvimShown
+	}{{"the lens", r.Shown}, {"the code action", r.Action}} {
+		if !strings.HasPrefix(c.shown.Path, filepath.Join(dir, "cache", "weft", "replays")) {
+			t.Errorf("%s showed %q, not a file of the replay directory", c.what, c.shown.Path)
+		}
+		if len(c.shown.Lines) == 0 || !strings.HasPrefix(c.shown.Lines[0], "replaying assertion: an increment was lost") {
+			t.Errorf("%s showed a file that begins %q, not the counterexample", c.what, c.shown.Lines)
+		}
+	}
+	if e := decodeErr(r.ActionCommand.Err); e != nil {
+		t.Errorf("the code action's command: error %d %q", e.Code, e.Message)
+	}
+	if n := len(r.Picked); n == 0 || !strings.HasPrefix(r.Picked[n-1], "Show counterexample (") {
+		t.Errorf("picked %q: want the code action Show counterexample last", r.Picked)
 	}
 
 	if r.Exit.Code != 0 || r.Exit.Signal != 0 {

@@ -45,6 +45,15 @@ type status struct {
 	// mode planned (qpor for the quick check, the escalation's mode
 	// after it): the model uses a feature that mode does not explore.
 	Fallback string `json:"fallback,omitempty"`
+	// Assumptions are what the verdict rests on besides the model
+	// (engine.Result.Assumptions: "no-overflow", "no-spurious-wakeups");
+	// the message says them ("verified, assuming no overflow").
+	Assumptions []string `json:"assumptions,omitempty"`
+	// Earlier, for an incomplete check, is the verdict an earlier check
+	// of the same version reached under an assumption, which this one
+	// (run without it) could not confirm: "verified, assuming no
+	// overflow (1 execution, cdpor)".
+	Earlier string `json:"earlier,omitempty"`
 }
 
 // words says the status as a person reads it.
@@ -73,7 +82,11 @@ func (st status) stateWords() string {
 		}
 		return b.String()
 	case stateVerified:
-		return fmt.Sprintf("✓ Verified: %s, %s, %s", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), seconds(st.ElapsedMs))
+		v := "✓ Verified"
+		if a := st.assuming(); a != "" {
+			v += ", " + a
+		}
+		return fmt.Sprintf("%s: %s, %s, %s", v, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), seconds(st.ElapsedMs))
 	case stateVacuous:
 		w := "nothing was checked"
 		if len(st.Warnings) > 0 {
@@ -83,20 +96,40 @@ func (st status) stateWords() string {
 	case stateBugs:
 		s := plural(st.Bugs, "bug")
 		if st.Complete {
-			return s + fmt.Sprintf(" (exploration complete: %s, %s)", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+			a := ""
+			if w := st.assuming(); w != "" {
+				a = "; " + w
+			}
+			return s + fmt.Sprintf(" (exploration complete: %s, %s%s)", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), a)
 		}
 		if st.Why != "" {
 			return s + " (incomplete: " + st.Why + ")"
 		}
 		return s
 	case stateIncomplete:
-		return fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		w := fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		if st.Earlier != "" {
+			w += "; an earlier check: " + st.Earlier
+		}
+		return w
 	case stateErrors:
 		return "Not checked: the file has errors"
 	}
 	return st.State
 }
 
+// assuming is the qualifier of the status's verdict: "assuming no
+// overflow", or "".
+func (st status) assuming() string {
+	as := make([]engine.Assumption, len(st.Assumptions))
+	for i, a := range st.Assumptions {
+		as[i] = engine.Assumption(a)
+	}
+	return engine.AssumingWords(as)
+}
+
+// algoWords is a mode's name as the user reads it: in the code lens, the
+// status and the title of the work-done progress alike.
 func algoWords(algo string, k int) string {
 	if algo == string(engine.QPOR) {
 		return fmt.Sprintf("qpor k=%d", k)
@@ -145,16 +178,33 @@ func (d *document) setStatus(version int32, st status) {
 	changed := st.State != d.st.State || st.Waiting != d.st.Waiting || st.Algorithm != d.st.Algorithm || st.Bugs != d.st.Bugs
 	d.st = st
 	d.st.Message = st.words()
-	_ = d.s.conn.Notify(d.ctx, "weft/status", d.st)
+	if d.s.caps.weft.status {
+		_ = d.s.conn.Notify(d.ctx, methodStatus, d.st)
+	}
 	if changed || time.Since(d.lastLens) > 2*time.Second {
 		d.lastLens = time.Now()
 		d.s.refreshLenses()
 	}
 }
 
+// methodStatus is the custom notification of a document's status, sent
+// only to a client that opted in (weftCaps.status). It is the server's
+// only custom notification.
+const methodStatus = "weft/status"
+
 func (s *Server) refreshLenses() {
 	if s.caps.codeLensRefresh {
 		go func() { _ = s.client.CodeLensRefresh(s.ctx) }()
+	}
+}
+
+// refreshVersion asks the client to drop the code lenses and inlay hints
+// it shows, which are of an older version of a document (if it supports
+// the refresh requests: otherwise it asks again after an edit anyway).
+func (s *Server) refreshVersion() {
+	s.refreshLenses()
+	if s.caps.inlayHintRefresh {
+		go func() { _ = s.client.InlayHintRefresh(s.ctx) }()
 	}
 }
 
@@ -331,8 +381,10 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	top := protocol.Range{}
 	arg := func(v any) protocol.LSPAny { return rawJSON(v) }
 	st := d.st
-	if st.State == "" {
-		st.State, st.Waiting = stateChecking, true
+	if st.State == "" || st.Version != d.version {
+		// Nothing of an older version is shown: the status of the
+		// latest one is not known yet.
+		st = status{State: stateChecking, Waiting: true}
 	}
 	st.Bugs = len(d.bugs)
 	lenses := []protocol.CodeLens{{Range: top, Command: protocol.Command{Title: st.words(), Command: cmdShowStatus, Arguments: []protocol.LSPAny{arg(string(d.uri))}}}}

@@ -74,6 +74,9 @@ type clientCaps struct {
 	workDoneProgress bool
 	codeLensRefresh  bool
 	relatedInfo      bool
+	inlayHintRefresh bool
+	showDocument     bool
+	weft             weftCaps // experimental: what Weft's own clients opt in to
 }
 
 func readClientCaps(caps *protocol.ClientCapabilities) clientCaps {
@@ -85,6 +88,13 @@ func readClientCaps(caps *protocol.ClientCapabilities) clientCaps {
 	if ws := caps.Workspace; ws != nil && ws.CodeLens != nil {
 		cc.codeLensRefresh = isTrue(ws.CodeLens.RefreshSupport)
 	}
+	if ws := caps.Workspace; ws != nil && ws.InlayHint != nil {
+		cc.inlayHintRefresh = isTrue(ws.InlayHint.RefreshSupport)
+	}
+	if w := caps.Window; w != nil && w.ShowDocument != nil {
+		cc.showDocument = w.ShowDocument.Support
+	}
+	cc.weft = readWeftCaps(caps.Experimental)
 	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
 		cc.relatedInfo = isTrue(td.PublishDiagnostics.RelatedInformation)
 	}
@@ -351,6 +361,9 @@ func serverCapabilities(legend protocol.SemanticTokensLegend) protocol.ServerCap
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &t, Change: &change},
 		HoverProvider:    protocol.Boolean(true),
 		CodeLensProvider: &protocol.CodeLensOptions{},
+		// The code action "Show counterexample" on a bug's diagnostic
+		// (showreplay.go), for clients without code lenses.
+		CodeActionProvider: protocol.Boolean(true),
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 			Commands: Commands,
 		},

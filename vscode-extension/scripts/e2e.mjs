@@ -7,7 +7,9 @@
 //   - the status bar's bug state;
 //   - the "Replay counterexample" code lens; clicking it starts a debug
 //     session stopped at step 1; Step Over goes to step 2; Step Back to 1;
-//   - the trace view shows one column per thread.
+//   - the trace view shows one column per thread;
+//   - a model verified only assuming no overflow (weft.assumeNoOverflow,
+//     escalation off) says so in the status bar, its tooltip and the lens.
 // It prints the figures (time from opening the file to the diagnostic in
 // the Problems panel, the extension's activation and server start times
 // from its "Weft" output channel, the .vsix size) and saves a screenshot
@@ -45,6 +47,27 @@ const MODEL = 'lost_update.weft';
 const EXPECT_MESSAGE = 'an increment was lost';
 const EXPECT_BUGS = 2; // the data race and the assertion
 const EXPECT_THREADS = ['incr[0]', 'incr[1]', 'main'];
+
+// Three atomic adds that overflow in one order: cdpor, assuming no
+// overflow, merges them into one execution. The settings below turn the
+// assumption on and escalation off, so the verdict stays "verified,
+// assuming no overflow" (escalating, the server would go on without the
+// assumption and find the overflows).
+const ASSUMED_MODEL = 'overflow.weft';
+const ASSUMED_SOURCE = `var c int
+
+thread a {
+    atomic { c = c + 9223372036854775807 }
+}
+
+thread b {
+    atomic { c = c - 1 }
+}
+
+thread d {
+    atomic { c = c + 1 }
+}
+`;
 
 const TIMEOUT_MS = Number(process.env.WEFT_E2E_TIMEOUT_MS || 300_000);
 const t0 = Date.now();
@@ -234,8 +257,11 @@ async function main() {
     'git.enabled': false,
     'editor.codeLens': true,
     'editor.minimap.enabled': false,
+    'weft.assumeNoOverflow': true,
+    'weft.escalate': false,
   }, null, 2));
   copyFileSync(join(repo, 'examples', MODEL), join(dirs.workspace, MODEL));
+  writeFileSync(join(dirs.workspace, ASSUMED_MODEL), ASSUMED_SOURCE);
   const csEnv = {
     ...process.env,
     XDG_DATA_HOME: dirs.xdgData,
@@ -331,7 +357,9 @@ async function main() {
   stage('the diagnostic in the Problems panel');
   const row = await until(async () => {
     const rows = await problems(page);
-    return rows.find((r) => r.includes(EXPECT_MESSAGE));
+    // The diagnostic's own row (its related steps quote the message too,
+    // and the list's DOM order is not the order on screen).
+    return rows.find((r) => r.includes(EXPECT_MESSAGE) && /counterexample: \d+ steps?/.test(r));
   }, {
     timeoutMs: 60_000,
     intervalMs: 25,
@@ -489,6 +517,37 @@ async function main() {
     log(`exception widget: "${text}"`);
     check(text.includes(EXPECT_MESSAGE), `the exception widget says "${text}", not the bug's message "${EXPECT_MESSAGE}"`);
     await screenshot('report-replay-exception');
+  });
+
+  await group('a verdict under an assumption', async () => {
+    stage(`${ASSUMED_MODEL}: verified, assuming no overflow`);
+    if (!existsSync('/usr/bin/z3') && !process.env.PATH.split(':').some((d) => existsSync(join(d, 'z3')))) {
+      log(`SKIPPED: no z3 on this machine, and the no-overflow conditions of ${ASSUMED_MODEL} come from z3`);
+      return;
+    }
+    if (replaying) {
+      await runCommand(page, 'Debug: Stop').catch(() => undefined);
+    }
+    await openFile(page, ASSUMED_MODEL);
+    const want = /^Weft: verified, assuming no overflow \(1 execution\)$/;
+    const text = await until(async () => (await statusBarTexts(page)).find((t) => want.test(t)), {
+      timeoutMs: 30_000,
+      msg: async () => `a status bar item "Weft: verified, assuming no overflow (1 execution)" (the status bar shows: ${JSON.stringify(await statusBarTexts(page))})`,
+    });
+    log(`status bar: "${text}"`);
+    const lens = await until(async () => (await codeLenses(page)).find((l) => l.text.startsWith('✓ Verified')), {
+      timeoutMs: 20_000, msg: async () => `the status lens (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})`,
+    });
+    check(lens.text.startsWith('✓ Verified, assuming no overflow: 1 execution, cdpor'), `the status lens says "${lens.text}", not that it assumed no overflow`);
+    log(`lens: "${lens.text}"`);
+    // The tooltip: hover the item.
+    await page.locator('.statusbar-item').filter({ hasText: text }).first().hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'assuming no overflow' }).first();
+    await hover.waitFor({ state: 'visible', timeout: 10_000 })
+      .catch(() => { throw new CheckFailed('the status bar item\'s tooltip does not say "assuming no overflow"'); });
+    log(`tooltip: "${(await hover.innerText()).replace(/\s+/g, ' ').trim().slice(0, 200)}"`);
+    await screenshot('verified-assuming');
+    await page.mouse.move(0, 0);
   });
 
   await group('activation time', async () => {

@@ -15,6 +15,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 
+import { fillWeftExperimental } from './capabilities';
 import type { TraceDocument, WeftStatus } from './protocol';
 import { dropTokens, lexicalIndices, weftTokenTypes } from './semanticTokens';
 import { resolveServer, Resolution } from './serverPath';
@@ -262,6 +263,7 @@ export function createClient(program: string, log: vscode.OutputChannel, status:
   };
   const client = new LanguageClient('weft', 'Weft', serverOptions, clientOptions);
   client.registerFeature(weftTokenTypesFeature);
+  client.registerFeature(weftExperimentalFeature);
   client.onDidChangeState((e) => {
     if (e.newState === State.Stopped) {
       status.setServerProblem('The Weft language server stopped. Run "Weft: Restart language server" to start it again.');
@@ -287,6 +289,20 @@ const weftTokenTypesFeature: StaticFeature = {
         }
       }
     }
+  },
+  initialize() {},
+  getState: () => ({ kind: 'static' }),
+  clear() {},
+};
+
+/**
+ * Opts in to weft/status (the server sends its custom notifications only
+ * to clients that ask) and says the extension replays weft.replay's
+ * answer itself (the server then writes no text for it to show).
+ */
+const weftExperimentalFeature: StaticFeature = {
+  fillClientCapabilities(caps) {
+    fillWeftExperimental(caps);
   },
   initialize() {},
   getState: () => ({ kind: 'static' }),

@@ -38,6 +38,22 @@ export interface WeftStatus {
   warnings?: string[];
   /** The status in words, as the code lens shows it. */
   message: string;
+  /** Why the check runs sdpor rather than the mode planned, if it does. */
+  fallback?: string;
+  /**
+   * What the verdict rests on besides the model: "no-overflow" (cdpor
+   * merged orders on conditions that hold only where nothing overflows;
+   * the server checks again without them while escalating),
+   * "no-spurious-wakeups" (the model waits on a condition variable and
+   * spurious wake-ups were not explored). Absent: nothing.
+   */
+  assumptions?: string[];
+  /**
+   * For an incomplete check: the verdict an earlier check of the same
+   * version reached under an assumption, which this one, run without it,
+   * could not confirm ("verified, assuming no overflow (1 execution, cdpor)").
+   */
+  earlier?: string;
 }
 
 /** A named value in a trace state ("x" → "3", "a" → "{0, 7, 7}"). */

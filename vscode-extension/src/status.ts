@@ -24,8 +24,33 @@ function plural(n: number, word: string): string {
 
 const clickHint = 'Click to show the Weft output.';
 
+/** An assumption as a verdict's qualifier follows "assuming" (the server's words). */
+export function assumptionWords(a: string): string {
+  switch (a) {
+    case 'no-overflow':
+      return 'no overflow';
+    case 'no-spurious-wakeups':
+      return 'no spurious wake-ups';
+  }
+  return a;
+}
+
+/** "assuming no overflow and no spurious wake-ups", or "" when the verdict rests on nothing. */
+export function assumingWords(assumptions: readonly string[] | undefined): string {
+  const words = (assumptions ?? []).map(assumptionWords);
+  if (words.length === 0) {
+    return '';
+  }
+  const last = words.pop() as string;
+  return `assuming ${words.length ? `${words.join(', ')} and ${last}` : last}`;
+}
+
 /** The status bar's view of a status. It never claims more than the status says. */
 export function statusView(st: WeftStatus): StatusView {
+  const assuming = assumingWords(st.assumptions);
+  const rests = assuming
+    ? `The verdict rests on an assumption: ${st.state === 'verified' ? 'verified' : 'complete'}, ${assuming}.`
+    : undefined;
   const tooltip = (extra?: string): string =>
     [st.message, ...(st.warnings ?? []), extra, clickHint].filter((s): s is string => !!s).join('\n\n');
   switch (st.state) {
@@ -46,12 +71,15 @@ export function statusView(st: WeftStatus): StatusView {
         // The server never sends this; if it did, the bar must not say "verified".
         return { text: '$(warning) Weft: incomplete', tooltip: tooltip(), background: 'warning' };
       }
-      return { text: `$(pass) Weft: verified (${plural(st.executions, 'execution')})`, tooltip: tooltip() };
+      return {
+        text: `$(pass) Weft: verified${assuming ? `, ${assuming}` : ''} (${plural(st.executions, 'execution')})`,
+        tooltip: tooltip(rests),
+      };
     case 'vacuous':
       return { text: '$(warning) Weft: not verified (nothing checked)', tooltip: tooltip(), background: 'warning' };
     case 'bugs': {
       const rest = st.complete ? '' : st.why ? ` (incomplete: ${st.why})` : ' (incomplete)';
-      return { text: `$(bug) Weft: ${plural(st.bugs, 'bug')}${rest}`, tooltip: tooltip(), background: 'error' };
+      return { text: `$(bug) Weft: ${plural(st.bugs, 'bug')}${rest}`, tooltip: tooltip(st.complete ? rests : undefined), background: 'error' };
     }
     case 'incomplete':
       return {

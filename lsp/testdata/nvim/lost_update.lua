@@ -7,9 +7,14 @@
 -- It opens the model, attaches Neovim's built-in LSP client, waits for the
 -- bug diagnostics, asks for a hover with the cursor on the shared variable
 -- (as K would), refreshes the code lenses and runs the replay lens with the
--- cursor on its line (as :lua vim.lsp.codelens.run() would), stops the
--- client, and writes everything down for the Go test to judge. It judges
--- nothing itself: it only reports, and says where it gave up.
+-- cursor on its line (as :lua vim.lsp.codelens.run() would): the server
+-- asks Neovim to show the counterexample's text (window/showDocument,
+-- which Neovim 0.7 does not handle itself: the handler below is the one
+-- docs/editors.md gives); then it runs the code action "Show
+-- counterexample" on the assertion's line (as :lua
+-- vim.lsp.buf.code_action() would), stops the client, and writes
+-- everything down for the Go test to judge. It judges nothing itself: it
+-- only reports, and says where it gave up.
 
 local out_path = assert(os.getenv('WEFT_NVIM_OUT'), 'WEFT_NVIM_OUT is not set')
 local bin = assert(os.getenv('WEFT_BIN'), 'WEFT_BIN is not set')
@@ -55,16 +60,32 @@ local function main()
   vim.lsp.handlers['workspace/executeCommand'] = function(err, result, ctx)
     report.command = { err = err or vim.NIL, result = result or vim.NIL, method = ctx.method }
   end
-  -- Several lenses on the cursor's line: pick the replay, as a user would.
+  -- Several lenses on the cursor's line (or code actions): pick the
+  -- replay, as a user would.
   vim.ui.select = function(items, opts, on_choice)
     for i, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or tostring(item)
-      if title:find('^Replay counterexample') then
+      if title:find('^Replay counterexample') or title:find('^Show counterexample') then
+        report.picked = report.picked or {}
+        table.insert(report.picked, title)
         return on_choice(item, i)
       end
     end
     on_choice(nil, nil)
   end
+  -- window/showDocument: Neovim 0.7 has no handler (0.8 has one); this is
+  -- the one docs/editors.md gives. It opens the file and says it did.
+  local shown
+  local function show_document(_, result)
+    local path = vim.uri_to_fname(result.uri)
+    vim.cmd('edit ' .. vim.fn.fnameescape(path))
+    shown = { uri = result.uri, path = path, lines = vim.api.nvim_buf_get_lines(0, 0, 3, false) }
+    return { success = true }
+  end
+  -- The client opts in to weft/status and says it can show documents.
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  capabilities.experimental = { weftStatus = true }
+  capabilities.window.showDocument = { support = true }
 
   local exited
   local t0 = vim.loop.hrtime()
@@ -72,7 +93,9 @@ local function main()
     name = 'weft',
     cmd = { bin, 'lsp', '--stdio' },
     root_dir = vim.fn.fnamemodify(model, ':p:h'),
+    capabilities = capabilities,
     handlers = {
+      ['window/showDocument'] = show_document,
       ['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
         table.insert(report.published, { version = result.version or vim.NIL, count = #result.diagnostics, ms = since(t0) })
         return vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, config)
@@ -175,6 +198,25 @@ local function main()
     return report.command ~= nil
   end)
   reached('command')
+
+  -- The command also asked Neovim to show the counterexample as text.
+  wait_for('window/showDocument from ' .. assert_lens.command.command, function()
+    return shown ~= nil
+  end)
+  report.shown = shown
+  reached('shown')
+
+  -- The code action on the assertion's diagnostic does the same.
+  shown, report.command = nil, nil
+  vim.cmd('buffer ' .. buf)
+  vim.api.nvim_win_set_cursor(0, { assert_lens.range.start.line + 1, 4 })
+  vim.lsp.buf.code_action()
+  wait_for('window/showDocument from the code action', function()
+    return shown ~= nil
+  end)
+  report.action_command = report.command
+  report.action_shown = shown
+  reached('code action')
 
   -- Stop the client: shutdown, exit, and the server's process ends.
   vim.lsp.stop_client(client_id)

@@ -19,6 +19,26 @@ const cases: Array<{ name: string; status: WeftStatus; text: RegExp; background?
   { name: 'bugs, incomplete says why', status: st({ state: 'bugs', bugs: 3, why: 'time budget' }), text: /3 bugs \(incomplete: time budget\)/, background: 'error' },
   { name: 'incomplete says why and that no bug was found so far', status: st({ state: 'incomplete', why: 'memory' }), text: /incomplete \(memory\), no bug so far/, tooltip: /not a proof/, background: 'warning' },
   { name: 'errors', status: st({ state: 'errors' }), text: /not checked/, background: 'error' },
+  {
+    name: 'verified under an assumption says it, in the text and the tooltip',
+    status: st({ state: 'verified', complete: true, executions: 1, assumptions: ['no-overflow'] }),
+    text: /^\$\(pass\) Weft: verified, assuming no overflow \(1 execution\)$/,
+    tooltip: /verified, assuming no overflow/,
+  },
+  {
+    name: 'two assumptions',
+    status: st({ state: 'verified', complete: true, executions: 2, assumptions: ['no-overflow', 'no-spurious-wakeups'] }),
+    text: /verified, assuming no overflow and no spurious wake-ups \(2 executions\)/,
+    tooltip: /assuming no overflow and no spurious wake-ups/,
+  },
+  {
+    name: 'a complete exploration with bugs names its assumption in the tooltip',
+    status: st({ state: 'bugs', bugs: 1, complete: true, assumptions: ['no-spurious-wakeups'] }),
+    text: /^\$\(bug\) Weft: 1 bug$/,
+    tooltip: /complete, assuming no spurious wake-ups/,
+    background: 'error',
+  },
+  { name: 'plain verified names no assumption', status: st({ state: 'verified', complete: true, executions: 6 }), text: /verified \(6 executions\)$/, notText: /assuming/ },
 ];
 
 for (const c of cases) {
