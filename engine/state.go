@@ -128,6 +128,9 @@ func frameLocals(m *Machine, th *Thread, frame []int64, locals []LocalVar, pc in
 		if at.Start.Offset < lv.Scope.Start.Offset || at.Start.Offset > lv.Scope.End.Offset {
 			continue
 		}
+		if lv.Decl != (source.Range{}) && at.Start.Offset >= lv.Decl.Start.Offset && at.Start.Offset < lv.Decl.End.Offset {
+			continue // it stands at the declaration, which has not run yet
+		}
 		vs = append(vs, NamedValue{lv.Name, interp.FormatFrameLocal(m, frame, lv, arrayLimit)})
 	}
 	return vs
