@@ -175,20 +175,7 @@ func (c *client) checkState(ex *example, i int) {
 			c.t.Fatalf("step %d: %s has frames %+v", i, th.Name, frames.StackFrames)
 		}
 		f := frames.StackFrames[0]
-		wantAt := th.At
-		if th.Name == want.Thread {
-			wantAt = want.Range
-		}
-		switch {
-		case th.Status == "finished" && th.Name != want.Thread:
-			if f.Source != nil || f.Name != th.Name+" (finished)" {
-				c.t.Errorf("step %d: finished %s has frame %+v", i, th.Name, f)
-			}
-		default:
-			if f.Source == nil || f.Source.Path != ex.path || f.Line != wantAt.Start.Line+1 || f.Column != wantAt.Start.Col+1 || !strings.HasPrefix(f.Name, th.Name) {
-				c.t.Errorf("step %d: %s has frame %+v, want %s at %d:%d", i, th.Name, f, ex.path, wantAt.Start.Line+1, wantAt.Start.Col+1)
-			}
-		}
+		c.checkFrame(ex, i, th, f)
 		var scopes godap.ScopesResponseBody
 		c.do("scopes", godap.ScopesArguments{FrameId: f.Id}, &scopes)
 		if len(scopes.Scopes) != 3 || scopes.Scopes[0].Name != "Shared" || scopes.Scopes[1].Name != "Locals" || scopes.Scopes[2].Name != "Locks" {
@@ -241,6 +228,43 @@ func (c *client) checkState(ex *example, i int) {
 		if res.Result != v.Value {
 			c.t.Errorf("step %d: evaluate %s = %q, want %q", i, v.Name, res.Result, v.Value)
 		}
+	}
+}
+
+// checkFrame checks thread th's frame f after step i: a blocked thread
+// at the operation it waits at, named with what it waits for; a finished
+// one at its last step, named so; the thread that moved at its step;
+// any other at where it stands. Every frame has a source (a frame
+// without one is drawn "Unknown Source 0").
+func (c *client) checkFrame(ex *example, i int, th engine.ThreadState, f godap.StackFrame) {
+	c.t.Helper()
+	want := ex.states[i-1]
+	wantAt, wantName := th.At, th.Name
+	switch {
+	case th.Status == "blocked":
+		if th.Waits == "" {
+			c.t.Errorf("step %d: blocked %s does not say what it waits for", i, th.Name)
+		}
+		wantName = th.Name + ": " + th.Waits + " (blocked)"
+	case th.Status == "finished":
+		last := 0
+		for _, st := range ex.states[:i] {
+			if st.Thread == th.Name {
+				last = st.Step
+			}
+		}
+		wantAt = ex.states[last-1].Range
+		wantName = fmt.Sprintf("%s (finished; last step %d: %s)", th.Name, last, ex.states[last-1].Op)
+	case th.Name == want.Thread:
+		wantAt, wantName = want.Range, th.Name+": "+want.Op
+		if th.Status == "failing" {
+			wantName += " (failing)"
+		}
+	default:
+		wantName = th.Name + " (" + th.Status + "; "
+	}
+	if f.Source == nil || f.Source.Path != ex.path || f.Line != wantAt.Start.Line+1 || f.Column != wantAt.Start.Col+1 || !strings.HasPrefix(f.Name, wantName) {
+		c.t.Errorf("step %d: %s has frame %+v, want %q at %s:%d:%d", i, th.Name, f, wantName, ex.path, wantAt.Start.Line+1, wantAt.Start.Col+1)
 	}
 }
 
@@ -663,6 +687,39 @@ func TestDeadlock(t *testing.T) {
 		t.Errorf("stopped %+v", st)
 	}
 	c.checkState(ex, n)
+	// Every philosopher is blocked at its second lock, the one it waits
+	// for, held by its neighbour (not at the lock it made last, and the
+	// thread that moved last no differently).
+	line := lineOf(t, ex.path, "lock(fork[(i + 1) % N])")
+	for k := range 3 {
+		name := fmt.Sprintf("phil[%d]", k)
+		var frames godap.StackTraceResponseBody
+		c.do("stackTrace", godap.StackTraceArguments{ThreadId: tid(ex, name)}, &frames)
+		want := fmt.Sprintf("%s: lock fork[%d], held by phil[%d] (blocked)", name, (k+1)%3, (k+1)%3)
+		if f := frames.StackFrames[0]; f.Name != want || f.Line != line || f.Source == nil {
+			t.Errorf("%s's frame %+v, want %q at line %d", name, f, want, line)
+		}
+	}
+}
+
+// The vars of thread bodies show among the locals (they did not: only
+// loop variables did), in the Locals scope and to evaluate.
+func TestVarLocals(t *testing.T) {
+	ex := loadExample(t, "fig1_racy.weft", engine.BugAssertion, replay.Options{})
+	n := len(ex.doc.Steps)
+	c := startInProcess(t)
+	c.launch(map[string]any{"trace": ex.doc, "program": ex.path})
+	c.stopped(ex, 1, "entry")
+	c.do(requestGoto, map[string]any{"step": n}, nil)
+	c.stopped(ex, n, "exception")
+	c.checkState(ex, n)
+	var res godap.EvaluateResponseBody
+	c.do("evaluate", godap.EvaluateArguments{Expression: "i", FrameId: tid(ex, "master"), Context: "hover"}, &res)
+	var x godap.EvaluateResponseBody
+	c.do("evaluate", godap.EvaluateArguments{Expression: "c", Context: "hover"}, &x)
+	if res.Result == "" || res.Result != x.Result {
+		t.Errorf("master's i = %q, want c's value %q", res.Result, x.Result)
+	}
 }
 
 // A panic in a handler is an error response; the session goes on.

@@ -48,9 +48,14 @@
 //
 // Threads are the model's threads that exist at step i, with ids 1 +
 // their index in the document's threads (stable over the replay). Each
-// has one frame: the thread that moved at step i at that step's statement,
-// named "T: OP"; any other at the statement it runs next, named after its
-// last step and status; a finished one "T (finished)", with no source.
+// has one frame: a blocked thread at the operation it waits at, named
+// "T: WAITS (blocked)" (the state's waits: "lock fork[1], held by
+// phil[1]"); otherwise the thread that moved at step i at that step's
+// statement, named "T: OP"; a finished one at its last step, "T
+// (finished; last step k: OP)"; any other at the statement it runs next,
+// "T (STATUS; last step k: OP)". A frame with no place in the model is a
+// label frame (presentationHint "label"), which clients draw as its name
+// alone.
 // Each frame has the scopes Shared (every shared variable), Locals (that
 // thread's locals in scope) and Locks (each mutex: its holder, or "free");
 // a document without states (too long a trace) has one variable saying

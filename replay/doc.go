@@ -19,7 +19,9 @@
 //	            "shared": [{"name": "c", "value": "0"}],
 //	            "locks": [{"name": "m", "holder": ""}],
 //	            "threadStates": [{"name": "incr[0]", "status": "ready", "range": {…},
-//	                              "locals": [{"name": "k", "value": "0"}]}, …]}, …],
+//	                              "locals": [{"name": "k", "value": "0"}]},
+//	                             {"name": "main", "status": "blocked", "range": {…},
+//	                              "waits": "join incr[1], which has not finished"}, …]}, …],
 //	 "raceSteps": [2, 3]}
 //
 // uri, version and bugId identify where the document comes from (the
@@ -37,8 +39,11 @@
 // threadStates are the state right after the step: every shared variable
 // that is not a mutex and every mutex (holder "" when free) in declaration
 // order, and every thread that exists then (status "ready", "blocked",
-// "failing", "finished"; range is the statement it runs next, absent once
-// finished; locals are the named locals in scope there). Arrays longer
+// "failing", "finished"; range is the statement it runs next, for a
+// blocked thread the one it waits at, absent once finished; waits, for a
+// blocked thread, what it waits for and who holds it up; locals are the
+// named locals in scope there: a var from its declaration, once that has
+// run, to the end of its block). Arrays longer
 // than Options.ArrayLimit are elided. A trace longer than
 // Options.MaxStateSteps comes without the states: "stateOmitted": true,
 // and each step has only step, thread, op, range, event and ends. For a

@@ -106,6 +106,7 @@ type ThreadState struct {
 	Name   string              `json:"name"`
 	Status string              `json:"status"`          // "ready", "blocked", "failing", "finished"
 	Range  *Range              `json:"range,omitempty"` // the statement it runs next
+	Waits  string              `json:"waits,omitempty"` // a blocked thread: what it waits for and who holds it up
 	Locals []engine.NamedValue `json:"locals,omitempty"`
 }
 
@@ -182,7 +183,7 @@ func stepOf(st engine.StepState) Step {
 	out := Step{Step: st.Step, Thread: st.Thread, Op: st.Op, Range: RangeOf(st.Range), Event: eventOf(st.Kind, st.Object),
 		Ends: st.Ends, Shared: st.Shared, Locks: st.Locks}
 	for _, th := range st.Threads {
-		ts := ThreadState{Name: th.Name, Status: th.Status, Locals: th.Locals}
+		ts := ThreadState{Name: th.Name, Status: th.Status, Waits: th.Waits, Locals: th.Locals}
 		if th.At != (source.Range{}) {
 			r := RangeOf(th.At)
 			ts.Range = &r
