@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	godap "github.com/google/go-dap"
 
@@ -777,4 +778,124 @@ func firstStepOn(ex *example, line int) int {
 		}
 	}
 	return 0
+}
+
+// A replay notices that its model's text changed under it (the file on
+// disk, or the editor's word through weftSourceChanged): it says so to
+// the user, ends, and shows no line from then on. Writing the same text
+// again, or saving the very text the counterexample was built from, is
+// no change.
+func TestModelChanged(t *testing.T) {
+	ex := loadExample(t, "lost_update.weft", engine.BugAssertion, replay.Options{})
+	src, err := os.ReadFile(ex.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]byte("// edited\n"), src...)
+	for _, c := range []struct {
+		name   string
+		onDisk []byte // the model file at launch
+		inline bool   // launch the document inline (else a report of it)
+		hash   bool   // the inline document carries its text's hash
+		same   [][]byte
+		change func(t *testing.T, c *client, path string)
+		want   string
+	}{
+		{name: "a report's model edited on disk", onDisk: src, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an inline trace's model edited on disk", onDisk: src, inline: true, hash: true, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an inline trace without a hash", onDisk: src, inline: true, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an unsaved buffer saved, then the file edited", onDisk: edited, inline: true, hash: true, same: [][]byte{src, edited},
+			change: func(t *testing.T, c *client, path string) { write(t, path, append([]byte("// again\n"), src...)) }, want: "changed on disk"},
+		{name: "the editor's buffer changed", onDisk: src, inline: true, hash: true,
+			change: func(t *testing.T, c *client, path string) {
+				var other map[string]bool
+				c.do(requestSourceChanged, map[string]any{"path": filepath.Join(filepath.Dir(path), "other.weft"), "version": 9}, &other)
+				if other["stale"] {
+					t.Errorf("another file's change ended the replay")
+				}
+				c.do("next", nil, nil)
+				c.event(eventStep, nil)
+				c.event("stopped", nil)
+				var res map[string]bool
+				c.do(requestSourceChanged, map[string]any{"path": path, "uri": replay.FileURI(path), "version": 9}, &res)
+				if !res["stale"] {
+					t.Errorf("weftSourceChanged answered %v", res)
+				}
+			}, want: "changed in the editor"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "lost_update.weft")
+			write(t, path, src)
+			doc := *ex.doc
+			doc.File, doc.URI = path, replay.FileURI(path)
+			doc.SourceSHA256 = ""
+			if c.hash {
+				doc.SourceSHA256 = replay.SourceHash(src)
+			}
+			args := map[string]any{"trace": &doc}
+			if !c.inline {
+				report := filepath.Join(dir, "report.json")
+				data, err := json.Marshal(map[string]any{"file": "lost_update.weft", "source_sha256": replay.SourceHash(src),
+					"bugs": []any{map[string]any{"kind": ex.bug.Kind, "message": ex.bug.Message, "thread": ex.bug.Thread, "schedule": ex.bug.Schedule}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(t, report, data)
+				args = map[string]any{"traceFile": report}
+			}
+			write(t, path, c.onDisk)
+			cl := startInProcess(t)
+			cl.launch(args)
+			cl.event(eventStep, nil)
+			cl.event("stopped", nil)
+			// The same text written again, or the document's own text
+			// saved: the replay goes on.
+			for _, text := range c.same {
+				time.Sleep(10 * time.Millisecond) // a new modification time
+				write(t, path, text)
+				cl.do("next", nil, nil)
+				cl.event(eventStep, nil)
+				cl.event("stopped", nil)
+			}
+			c.change(t, cl, path)
+			if c.want == "changed on disk" {
+				m := cl.fail("next", nil)
+				if !strings.Contains(m.Message, c.want) {
+					t.Errorf("next after the change: %q", m.Message)
+				}
+			}
+			var out godap.OutputEventBody
+			cl.event("output", &out)
+			if out.Category != "important" || !strings.Contains(out.Output, c.want) || !strings.Contains(out.Output, "Replay the bug again") {
+				t.Errorf("the change said %+v", out)
+			}
+			cl.event("terminated", nil)
+			// No line is shown any more, and the replay does not move.
+			var frames godap.StackTraceResponseBody
+			cl.do("stackTrace", godap.StackTraceArguments{ThreadId: 1}, &frames)
+			if f := frames.StackFrames[0]; f.Source != nil || f.Line != 0 || f.PresentationHint != "label" {
+				t.Errorf("a frame after the change: %+v", f)
+			}
+			for _, cmd := range []string{"next", "stepBack", "continue"} {
+				if m := cl.fail(cmd, nil); !strings.Contains(m.Message, "no longer match") {
+					t.Errorf("%s after the change: %q", cmd, m.Message)
+				}
+			}
+			cl.fail(requestGoto, map[string]any{"step": 1})
+			cl.do("disconnect", nil, nil)
+			cl.noEvents()
+		})
+	}
+}
+
+// write writes a file, failing the test if it cannot.
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -67,8 +67,22 @@
 //	weftGoto  {"step": i}  moves to step i: weftStep, then stopped reason "goto" ("exception" at the last step)
 //	weftTrace {}           answers the whole document
 //
+//	weftSourceChanged {"path", "uri", "version"}  the editor's text of a file changed: if it is the model, the replay ends (below)
+//
 // gotoTargets/goto (Run to Cursor's cousin, "Jump to Cursor") list and
 // move to the steps on a line; exceptionInfo describes the bug.
+//
+// # A changed model
+//
+// A counterexample's lines are those of the text it was built from. The
+// session looks at the model file before each stop and each stackTrace:
+// when it holds a text other than the document's (sourceSha256) and the
+// file's at launch, or when the client sends weftSourceChanged for the
+// model, the replay ends: an output event of category "important" says
+// why ("… changed on disk since this replay began: the counterexample's
+// lines no longer match the text, so the replay has stopped. Replay the
+// bug again on the new text."), then terminated. From then on frames show
+// no source and the motions fail with that message.
 //
 // # Robustness
 //

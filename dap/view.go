@@ -78,6 +78,7 @@ func (s *session) stackTrace(req *envelope) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.checkModel()
 	frames := []godap.StackFrame{}
 	if args.StartFrame == 0 {
 		frames = append(frames, s.frame(t))
@@ -126,6 +127,10 @@ func (s *session) frame(t string) godap.StackFrame {
 		f.Name, at = t+": "+s.doc.Steps[last-1].Op, &s.doc.Steps[last-1].Range
 	default:
 		f.Name, f.PresentationHint = t+" (not started)", "subtle"
+	}
+	if s.stale != "" {
+		f.Name += " (the text changed: no line shown)"
+		at = nil
 	}
 	if src := s.source(); at != nil && src != nil {
 		f.Source = src

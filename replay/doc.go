@@ -10,7 +10,7 @@
 // # The document (JSON)
 //
 //	{"uri": "file:///…/lost_update.weft", "version": 3, "bugId": "bug-7",
-//	 "file": "/…/lost_update.weft",
+//	 "file": "/…/lost_update.weft", "sourceSha256": "e74dc1a1…",
 //	 "kind": "assertion", "message": "an increment was lost",
 //	 "range": {"start": {"line": 18, "character": 4}, "end": {…}}, "thread": "main",
 //	 "threads": ["incr[0]", "incr[1]", "main"],
@@ -26,7 +26,9 @@
 //
 // uri, version and bugId identify where the document comes from (the
 // language server fills them in for an open document; LoadReport for a
-// report); file is the model's path on disk when known. thread is the
+// report); file is the model's path on disk when known; sourceSha256 the
+// SHA-256 of the text the document was built from (SourceHash), when
+// known, by which a debugger notices that the text changed under it. thread is the
 // thread at fault (for a data race, the one of the later access); threads
 // lists every thread of the execution in creation order. Each step is
 // 1-based; its event says what kind of step it was ("read", "write",

@@ -71,7 +71,8 @@ type Document struct {
 	URI          string   `json:"uri"`
 	Version      int32    `json:"version"`
 	BugID        string   `json:"bugId"`
-	File         string   `json:"file,omitempty"` // the model's path on disk, when known
+	File         string   `json:"file,omitempty"`         // the model's path on disk, when known
+	SourceSHA256 string   `json:"sourceSha256,omitempty"` // SourceHash of the text it was built from, when known
 	Kind         string   `json:"kind"`
 	Message      string   `json:"message"`
 	Range        Range    `json:"range"`

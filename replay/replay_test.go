@@ -176,7 +176,8 @@ func TestLoadReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.File != model || doc.URI != "file://"+model || doc.BugID != "report.json#1" || len(doc.RaceSteps) != 2 || doc.Kind != "data-race" {
+	if doc.File != model || doc.URI != "file://"+model || doc.BugID != "report.json#1" || len(doc.RaceSteps) != 2 || doc.Kind != "data-race" ||
+		doc.SourceSHA256 != SourceHash(src) {
 		t.Errorf("document %+v", doc)
 	}
 	for _, c := range []struct {

@@ -276,6 +276,7 @@ func LoadReport(ctx context.Context, reportPath string, n int, modelPath string,
 		modelPath = abs
 	}
 	doc.File = modelPath
+	doc.SourceSHA256 = SourceHash(src)
 	doc.URI = FileURI(modelPath)
 	doc.BugID = fmt.Sprintf("%s#%d", filepath.Base(reportPath), n)
 	return doc, nil
@@ -288,6 +289,12 @@ func FileURI(path string) string {
 		p = "/" + p // a Windows drive
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// ReadModel reads a model's text as LoadReport does: a regular file of
+// at most MaxModelSize bytes.
+func ReadModel(path string) ([]byte, error) {
+	return readFile(path, MaxModelSize, "models")
 }
 
 // readFile reads a regular file of at most limit bytes (what names the
