@@ -15,6 +15,7 @@ import (
 
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/internal/framing"
 	"weft/replay"
 )
 
@@ -897,5 +898,73 @@ func write(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A launch that replays a long trace takes seconds (a million steps:
+// about 20 s): a disconnect, a terminate or a cancel of it sent meanwhile
+// stops it, and every request is answered at once.
+func TestLongLaunchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "spin.weft")
+	src := []byte("var flag int\nvar c int\n\nthread t {\n    while flag == 0 {\n        c = c + 1\n    }\n}\n")
+	write(t, model, src)
+	schedule := make([]int32, replay.DefaultMaxSteps)
+	data, err := json.Marshal(map[string]any{"file": "spin.weft", "source_sha256": replay.SourceHash(src),
+		"bugs": []any{map[string]any{"kind": "step-bound", "message": "the step bound", "thread": "t", "schedule": schedule, "no_spin_wait": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.json")
+	write(t, report, data)
+	frame := func(seq int, cmd string, args any) []byte {
+		b, err := json.Marshal(map[string]any{"seq": seq, "type": "request", "command": cmd, "arguments": args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return framing.Append(nil, b)
+	}
+	for _, c := range []struct {
+		name  string
+		start func(t *testing.T) *client
+		then  []byte // sent right after the launch
+		ends  bool
+	}{
+		{"disconnect", startInProcess, frame(3, "disconnect", nil), true},
+		{"terminate", startInProcess, append(frame(3, "terminate", nil), frame(4, "threads", nil)...), false},
+		{"cancel", startInProcess, append(frame(3, "cancel", map[string]any{"requestId": 2}), frame(4, "threads", nil)...), false},
+		{"disconnect, weft dap", startProcess, frame(3, "disconnect", nil), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := c.start(t)
+			cl.do("initialize", nil, nil)
+			cl.event("initialized", nil)
+			began := time.Now()
+			cl.raw(append(frame(2, "launch", map[string]any{"traceFile": report}), c.then...))
+			cl.seq = 4
+			launch := cl.response(2)
+			if launch.Success || !strings.Contains(launch.Message, "cancelled") {
+				t.Errorf("the launch answered %+v, want cancelled", launch)
+			}
+			if m := cl.response(3); !m.Success {
+				t.Errorf("%s answered %+v", c.name, m)
+			}
+			if !c.ends {
+				cl.response(4)
+			}
+			// Reading the report is not cancelled (a second, more under
+			// -race on a busy machine); the replay of its million steps is
+			// (16–20 s here when it runs to the end).
+			if d := time.Since(began); d > 10*time.Second {
+				t.Errorf("answered in %v", d)
+			}
+			if c.ends {
+				select {
+				case <-cl.done:
+				case <-time.After(timeout):
+					t.Errorf("the session did not end")
+				}
+			}
+		})
 	}
 }

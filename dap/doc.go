@@ -90,7 +90,10 @@
 // not a request, an unknown command or bad arguments get an error
 // response, a panic in a handler is recovered into an error response,
 // and the session goes on. Requests are answered in order, each before
-// the events it causes. A traceFile or program that is not a regular file
+// the events it causes; the input is read meanwhile, so that a
+// disconnect, a terminate, or a cancel of the request being handled
+// stops it (a launch that replays a trace of a million steps takes tens of
+// seconds) and everything is answered at once. A traceFile or program that is not a regular file
 // (a FIFO, a device, a directory) or is over its size limit is refused
 // before it is opened. hostile_test.go holds the table of what a broken
 // or hostile client can send (garbage frames, wrong types, lifecycle

@@ -113,8 +113,9 @@ func (s *session) dispatch(req *envelope) (body any, done bool, err error) {
 	case "reverseContinue":
 		err = s.move(func() { s.runBackward() })
 	case "pause", "cancel":
-		// The replay is always stopped, and every request is answered at
-		// once: nothing to do.
+		// The replay is always stopped; a cancel of the request being
+		// handled stopped it already (Serve), and any other request is
+		// answered by the time a cancel of it is read: nothing to do.
 	case "gotoTargets":
 		body, err = s.gotoTargets(req)
 	case "goto":
@@ -204,6 +205,9 @@ func (s *session) launch(req *envelope) error {
 			n = *args.Bug
 		}
 		d, err := replay.LoadReport(s.ctx, args.TraceFile, n, args.Program, s.opts)
+		if err != nil && s.ctx.Err() != nil {
+			return errorf("cancelled: the launch stopped replaying bug %d of %s", n, args.TraceFile)
+		}
 		if err != nil {
 			return userErrorf("weft: cannot replay bug %d of %s: %v", n, args.TraceFile, err)
 		}

@@ -73,7 +73,7 @@ func StepStates(ctx context.Context, prog *Program, schedule []int32, ro ReplayO
 	}
 	var states []StepState
 	var ctxErr error
-	_, _, err := Replay(prog, schedule, ro, func(st ReplayStep) {
+	_, _, err := ReplayContext(ctx, prog, schedule, ro, func(st ReplayStep) {
 		if ctxErr != nil {
 			return
 		}

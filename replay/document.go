@@ -155,21 +155,13 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 // replayWithoutStates fills in the steps of a trace too long for states.
 func (doc *Document) replayWithoutStates(ctx context.Context, prog *engine.Program, bug *engine.Bug) error {
 	doc.StateOmitted = true
-	var ctxErr error
-	_, m, err := engine.Replay(prog, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
-		if ctxErr != nil {
-			return
-		}
-		if st.Index%1024 == 0 {
-			if ctxErr = ctx.Err(); ctxErr != nil {
-				return
-			}
-		}
+	doc.Steps = make([]Step, 0, len(bug.Schedule)) // growing it by appends was most of the time of a long replay
+	_, m, err := engine.ReplayContext(ctx, prog, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
 		doc.Steps = append(doc.Steps, Step{Step: st.Index + 1, Thread: st.Trace.Thread, Op: st.Trace.Op, Range: RangeOf(st.Trace.Range),
 			Event: eventOf(st.Trace.Kind, st.Trace.Object), Ends: st.Trace.Ends})
 	})
-	if ctxErr != nil {
-		return ctxErr
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if err != nil {
 		return fmt.Errorf("the counterexample does not replay: %w", err)
