@@ -119,3 +119,18 @@ func named(vs []engine.NamedValue) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// ReplayContext stops when its context ends, however long the schedule.
+func TestReplayContextCancelled(t *testing.T) {
+	prog := load(t, "spin", "var flag int\nvar c int\nthread t {\n    while flag == 0 {\n        c = c + 1\n    }\n}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	steps := 0
+	_, _, err := engine.ReplayContext(ctx, prog, make([]int32, 1_000_000), engine.ReplayOptions{NoSpinWait: true}, func(engine.ReplayStep) {
+		if steps++; steps == 10 {
+			cancel()
+		}
+	})
+	if err != context.Canceled || steps > 1024 {
+		t.Errorf("after %d steps: %v, want context.Canceled within 1,024 steps", steps, err)
+	}
+}
