@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	godap "github.com/google/go-dap"
 
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/internal/framing"
 	"weft/replay"
 )
 
@@ -175,20 +177,7 @@ func (c *client) checkState(ex *example, i int) {
 			c.t.Fatalf("step %d: %s has frames %+v", i, th.Name, frames.StackFrames)
 		}
 		f := frames.StackFrames[0]
-		wantAt := th.At
-		if th.Name == want.Thread {
-			wantAt = want.Range
-		}
-		switch {
-		case th.Status == "finished" && th.Name != want.Thread:
-			if f.Source != nil || f.Name != th.Name+" (finished)" {
-				c.t.Errorf("step %d: finished %s has frame %+v", i, th.Name, f)
-			}
-		default:
-			if f.Source == nil || f.Source.Path != ex.path || f.Line != wantAt.Start.Line+1 || f.Column != wantAt.Start.Col+1 || !strings.HasPrefix(f.Name, th.Name) {
-				c.t.Errorf("step %d: %s has frame %+v, want %s at %d:%d", i, th.Name, f, ex.path, wantAt.Start.Line+1, wantAt.Start.Col+1)
-			}
-		}
+		c.checkFrame(ex, i, th, f)
 		var scopes godap.ScopesResponseBody
 		c.do("scopes", godap.ScopesArguments{FrameId: f.Id}, &scopes)
 		if len(scopes.Scopes) != 3 || scopes.Scopes[0].Name != "Shared" || scopes.Scopes[1].Name != "Locals" || scopes.Scopes[2].Name != "Locks" {
@@ -241,6 +230,43 @@ func (c *client) checkState(ex *example, i int) {
 		if res.Result != v.Value {
 			c.t.Errorf("step %d: evaluate %s = %q, want %q", i, v.Name, res.Result, v.Value)
 		}
+	}
+}
+
+// checkFrame checks thread th's frame f after step i: a blocked thread
+// at the operation it waits at, named with what it waits for; a finished
+// one at its last step, named so; the thread that moved at its step;
+// any other at where it stands. Every frame has a source (a frame
+// without one is drawn "Unknown Source 0").
+func (c *client) checkFrame(ex *example, i int, th engine.ThreadState, f godap.StackFrame) {
+	c.t.Helper()
+	want := ex.states[i-1]
+	wantAt, wantName := th.At, th.Name
+	switch {
+	case th.Status == "blocked":
+		if th.Waits == "" {
+			c.t.Errorf("step %d: blocked %s does not say what it waits for", i, th.Name)
+		}
+		wantName = th.Name + ": " + th.Waits + " (blocked)"
+	case th.Status == "finished":
+		last := 0
+		for _, st := range ex.states[:i] {
+			if st.Thread == th.Name {
+				last = st.Step
+			}
+		}
+		wantAt = ex.states[last-1].Range
+		wantName = fmt.Sprintf("%s (finished; last step %d: %s)", th.Name, last, ex.states[last-1].Op)
+	case th.Name == want.Thread:
+		wantAt, wantName = want.Range, th.Name+": "+want.Op
+		if th.Status == "failing" {
+			wantName += " (failing)"
+		}
+	default:
+		wantName = th.Name + " (" + th.Status + "; "
+	}
+	if f.Source == nil || f.Source.Path != ex.path || f.Line != wantAt.Start.Line+1 || f.Column != wantAt.Start.Col+1 || !strings.HasPrefix(f.Name, wantName) {
+		c.t.Errorf("step %d: %s has frame %+v, want %q at %s:%d:%d", i, th.Name, f, wantName, ex.path, wantAt.Start.Line+1, wantAt.Start.Col+1)
 	}
 }
 
@@ -663,6 +689,39 @@ func TestDeadlock(t *testing.T) {
 		t.Errorf("stopped %+v", st)
 	}
 	c.checkState(ex, n)
+	// Every philosopher is blocked at its second lock, the one it waits
+	// for, held by its neighbour (not at the lock it made last, and the
+	// thread that moved last no differently).
+	line := lineOf(t, ex.path, "lock(fork[(i + 1) % N])")
+	for k := range 3 {
+		name := fmt.Sprintf("phil[%d]", k)
+		var frames godap.StackTraceResponseBody
+		c.do("stackTrace", godap.StackTraceArguments{ThreadId: tid(ex, name)}, &frames)
+		want := fmt.Sprintf("%s: lock fork[%d], held by phil[%d] (blocked)", name, (k+1)%3, (k+1)%3)
+		if f := frames.StackFrames[0]; f.Name != want || f.Line != line || f.Source == nil {
+			t.Errorf("%s's frame %+v, want %q at line %d", name, f, want, line)
+		}
+	}
+}
+
+// The vars of thread bodies show among the locals (they did not: only
+// loop variables did), in the Locals scope and to evaluate.
+func TestVarLocals(t *testing.T) {
+	ex := loadExample(t, "fig1_racy.weft", engine.BugAssertion, replay.Options{})
+	n := len(ex.doc.Steps)
+	c := startInProcess(t)
+	c.launch(map[string]any{"trace": ex.doc, "program": ex.path})
+	c.stopped(ex, 1, "entry")
+	c.do(requestGoto, map[string]any{"step": n}, nil)
+	c.stopped(ex, n, "exception")
+	c.checkState(ex, n)
+	var res godap.EvaluateResponseBody
+	c.do("evaluate", godap.EvaluateArguments{Expression: "i", FrameId: tid(ex, "master"), Context: "hover"}, &res)
+	var x godap.EvaluateResponseBody
+	c.do("evaluate", godap.EvaluateArguments{Expression: "c", Context: "hover"}, &x)
+	if res.Result == "" || res.Result != x.Result {
+		t.Errorf("master's i = %q, want c's value %q", res.Result, x.Result)
+	}
 }
 
 // A panic in a handler is an error response; the session goes on.
@@ -720,4 +779,192 @@ func firstStepOn(ex *example, line int) int {
 		}
 	}
 	return 0
+}
+
+// A replay notices that its model's text changed under it (the file on
+// disk, or the editor's word through weftSourceChanged): it says so to
+// the user, ends, and shows no line from then on. Writing the same text
+// again, or saving the very text the counterexample was built from, is
+// no change.
+func TestModelChanged(t *testing.T) {
+	ex := loadExample(t, "lost_update.weft", engine.BugAssertion, replay.Options{})
+	src, err := os.ReadFile(ex.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]byte("// edited\n"), src...)
+	for _, c := range []struct {
+		name   string
+		onDisk []byte // the model file at launch
+		inline bool   // launch the document inline (else a report of it)
+		hash   bool   // the inline document carries its text's hash
+		same   [][]byte
+		change func(t *testing.T, c *client, path string)
+		want   string
+	}{
+		{name: "a report's model edited on disk", onDisk: src, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an inline trace's model edited on disk", onDisk: src, inline: true, hash: true, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an inline trace without a hash", onDisk: src, inline: true, same: [][]byte{src},
+			change: func(t *testing.T, c *client, path string) { write(t, path, edited) }, want: "changed on disk"},
+		{name: "an unsaved buffer saved, then the file edited", onDisk: edited, inline: true, hash: true, same: [][]byte{src, edited},
+			change: func(t *testing.T, c *client, path string) { write(t, path, append([]byte("// again\n"), src...)) }, want: "changed on disk"},
+		{name: "the editor's buffer changed", onDisk: src, inline: true, hash: true,
+			change: func(t *testing.T, c *client, path string) {
+				var other map[string]bool
+				c.do(requestSourceChanged, map[string]any{"path": filepath.Join(filepath.Dir(path), "other.weft"), "version": 9}, &other)
+				if other["stale"] {
+					t.Errorf("another file's change ended the replay")
+				}
+				c.do("next", nil, nil)
+				c.event(eventStep, nil)
+				c.event("stopped", nil)
+				var res map[string]bool
+				c.do(requestSourceChanged, map[string]any{"path": path, "uri": replay.FileURI(path), "version": 9}, &res)
+				if !res["stale"] {
+					t.Errorf("weftSourceChanged answered %v", res)
+				}
+			}, want: "changed in the editor"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "lost_update.weft")
+			write(t, path, src)
+			doc := *ex.doc
+			doc.File, doc.URI = path, replay.FileURI(path)
+			doc.SourceSHA256 = ""
+			if c.hash {
+				doc.SourceSHA256 = replay.SourceHash(src)
+			}
+			args := map[string]any{"trace": &doc}
+			if !c.inline {
+				report := filepath.Join(dir, "report.json")
+				data, err := json.Marshal(map[string]any{"file": "lost_update.weft", "source_sha256": replay.SourceHash(src),
+					"bugs": []any{map[string]any{"kind": ex.bug.Kind, "message": ex.bug.Message, "thread": ex.bug.Thread, "schedule": ex.bug.Schedule}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(t, report, data)
+				args = map[string]any{"traceFile": report}
+			}
+			write(t, path, c.onDisk)
+			cl := startInProcess(t)
+			cl.launch(args)
+			cl.event(eventStep, nil)
+			cl.event("stopped", nil)
+			// The same text written again, or the document's own text
+			// saved: the replay goes on.
+			for _, text := range c.same {
+				time.Sleep(10 * time.Millisecond) // a new modification time
+				write(t, path, text)
+				cl.do("next", nil, nil)
+				cl.event(eventStep, nil)
+				cl.event("stopped", nil)
+			}
+			c.change(t, cl, path)
+			if c.want == "changed on disk" {
+				m := cl.fail("next", nil)
+				if !strings.Contains(m.Message, c.want) {
+					t.Errorf("next after the change: %q", m.Message)
+				}
+			}
+			var out godap.OutputEventBody
+			cl.event("output", &out)
+			if out.Category != "important" || !strings.Contains(out.Output, c.want) || !strings.Contains(out.Output, "Replay the bug again") {
+				t.Errorf("the change said %+v", out)
+			}
+			cl.event("terminated", nil)
+			// No line is shown any more, and the replay does not move.
+			var frames godap.StackTraceResponseBody
+			cl.do("stackTrace", godap.StackTraceArguments{ThreadId: 1}, &frames)
+			if f := frames.StackFrames[0]; f.Source != nil || f.Line != 0 || f.PresentationHint != "label" {
+				t.Errorf("a frame after the change: %+v", f)
+			}
+			for _, cmd := range []string{"next", "stepBack", "continue"} {
+				if m := cl.fail(cmd, nil); !strings.Contains(m.Message, "no longer match") {
+					t.Errorf("%s after the change: %q", cmd, m.Message)
+				}
+			}
+			cl.fail(requestGoto, map[string]any{"step": 1})
+			cl.do("disconnect", nil, nil)
+			cl.noEvents()
+		})
+	}
+}
+
+// write writes a file, failing the test if it cannot.
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A launch that replays a long trace takes seconds (a million steps:
+// about 20 s): a disconnect, a terminate or a cancel of it sent meanwhile
+// stops it, and every request is answered at once.
+func TestLongLaunchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "spin.weft")
+	src := []byte("var flag int\nvar c int\n\nthread t {\n    while flag == 0 {\n        c = c + 1\n    }\n}\n")
+	write(t, model, src)
+	schedule := make([]int32, replay.DefaultMaxSteps)
+	data, err := json.Marshal(map[string]any{"file": "spin.weft", "source_sha256": replay.SourceHash(src),
+		"bugs": []any{map[string]any{"kind": "step-bound", "message": "the step bound", "thread": "t", "schedule": schedule, "no_spin_wait": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.json")
+	write(t, report, data)
+	frame := func(seq int, cmd string, args any) []byte {
+		b, err := json.Marshal(map[string]any{"seq": seq, "type": "request", "command": cmd, "arguments": args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return framing.Append(nil, b)
+	}
+	for _, c := range []struct {
+		name  string
+		start func(t *testing.T) *client
+		then  []byte // sent right after the launch
+		ends  bool
+	}{
+		{"disconnect", startInProcess, frame(3, "disconnect", nil), true},
+		{"terminate", startInProcess, append(frame(3, "terminate", nil), frame(4, "threads", nil)...), false},
+		{"cancel", startInProcess, append(frame(3, "cancel", map[string]any{"requestId": 2}), frame(4, "threads", nil)...), false},
+		{"disconnect, weft dap", startProcess, frame(3, "disconnect", nil), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := c.start(t)
+			cl.do("initialize", nil, nil)
+			cl.event("initialized", nil)
+			began := time.Now()
+			cl.raw(append(frame(2, "launch", map[string]any{"traceFile": report}), c.then...))
+			cl.seq = 4
+			launch := cl.response(2)
+			if launch.Success || !strings.Contains(launch.Message, "cancelled") {
+				t.Errorf("the launch answered %+v, want cancelled", launch)
+			}
+			if m := cl.response(3); !m.Success {
+				t.Errorf("%s answered %+v", c.name, m)
+			}
+			if !c.ends {
+				cl.response(4)
+			}
+			// Reading the report is not cancelled (a second, more under
+			// -race on a busy machine); the replay of its million steps is
+			// (16–20 s here when it runs to the end).
+			if d := time.Since(began); d > 10*time.Second {
+				t.Errorf("answered in %v", d)
+			}
+			if c.ends {
+				select {
+				case <-cl.done:
+				case <-time.After(timeout):
+					t.Errorf("the session did not end")
+				}
+			}
+		})
+	}
 }

@@ -48,9 +48,14 @@
 //
 // Threads are the model's threads that exist at step i, with ids 1 +
 // their index in the document's threads (stable over the replay). Each
-// has one frame: the thread that moved at step i at that step's statement,
-// named "T: OP"; any other at the statement it runs next, named after its
-// last step and status; a finished one "T (finished)", with no source.
+// has one frame: a blocked thread at the operation it waits at, named
+// "T: WAITS (blocked)" (the state's waits: "lock fork[1], held by
+// phil[1]"); otherwise the thread that moved at step i at that step's
+// statement, named "T: OP"; a finished one at its last step, "T
+// (finished; last step k: OP)"; any other at the statement it runs next,
+// "T (STATUS; last step k: OP)". A frame with no place in the model is a
+// label frame (presentationHint "label"), which clients draw as its name
+// alone.
 // Each frame has the scopes Shared (every shared variable), Locals (that
 // thread's locals in scope) and Locks (each mutex: its holder, or "free");
 // a document without states (too long a trace) has one variable saying
@@ -62,8 +67,22 @@
 //	weftGoto  {"step": i}  moves to step i: weftStep, then stopped reason "goto" ("exception" at the last step)
 //	weftTrace {}           answers the whole document
 //
+//	weftSourceChanged {"path", "uri", "version"}  the editor's text of a file changed: if it is the model, the replay ends (below)
+//
 // gotoTargets/goto (Run to Cursor's cousin, "Jump to Cursor") list and
 // move to the steps on a line; exceptionInfo describes the bug.
+//
+// # A changed model
+//
+// A counterexample's lines are those of the text it was built from. The
+// session looks at the model file before each stop and each stackTrace:
+// when it holds a text other than the document's (sourceSha256) and the
+// file's at launch, or when the client sends weftSourceChanged for the
+// model, the replay ends: an output event of category "important" says
+// why ("… changed on disk since this replay began: the counterexample's
+// lines no longer match the text, so the replay has stopped. Replay the
+// bug again on the new text."), then terminated. From then on frames show
+// no source and the motions fail with that message.
 //
 // # Robustness
 //
@@ -71,5 +90,13 @@
 // not a request, an unknown command or bad arguments get an error
 // response, a panic in a handler is recovered into an error response,
 // and the session goes on. Requests are answered in order, each before
-// the events it causes.
+// the events it causes; the input is read meanwhile, so that a
+// disconnect, a terminate, or a cancel of the request being handled
+// stops it (a launch that replays a trace of a million steps takes tens of
+// seconds) and everything is answered at once. A traceFile or program that is not a regular file
+// (a FIFO, a device, a directory) or is over its size limit is refused
+// before it is opened. hostile_test.go holds the table of what a broken
+// or hostile client can send (garbage frames, wrong types, lifecycle
+// misuse, such files), each answered within a deadline, in process and
+// against `weft dap`.
 package dap

@@ -13,10 +13,22 @@ import (
 
 // move runs a motion of the replay.
 func (s *session) move(f func()) error {
+	if err := s.movable(); err != nil {
+		return err
+	}
+	f()
+	return nil
+}
+
+// movable says why the replay cannot move (nil when it can): not
+// launched, or its text changed (checkModel).
+func (s *session) movable() error {
 	if s.doc == nil {
 		return errNotLaunched
 	}
-	f()
+	if !s.checkModel() {
+		return userErrorf("weft: %s", s.stale)
+	}
 	return nil
 }
 
@@ -96,8 +108,8 @@ func (s *session) gotoStep(req *envelope) error {
 	if err := decode(req, &args); err != nil {
 		return err
 	}
-	if s.doc == nil {
-		return errNotLaunched
+	if err := s.movable(); err != nil {
+		return err
 	}
 	if args.Step == nil || *args.Step < 1 || *args.Step > s.last() {
 		return errorf("%s: want {\"step\": i} with 1 ≤ i ≤ %d", requestGoto, s.last())
@@ -134,8 +146,8 @@ func (s *session) gotoTarget(req *envelope) error {
 	if err := decode(req, &args); err != nil {
 		return err
 	}
-	if s.doc == nil {
-		return errNotLaunched
+	if err := s.movable(); err != nil {
+		return err
 	}
 	if args.TargetId < 1 || args.TargetId > s.last() {
 		return errorf("goto: no target %d", args.TargetId)

@@ -27,9 +27,20 @@ type Options struct {
 	panicOn string // tests: the command whose handler panics
 }
 
+// maxBacklog bounds the requests read ahead while one is being handled:
+// past it the reading waits (the client's writes block, not our memory).
+const maxBacklog = 1024
+
 // Serve runs one debug session: it reads requests from in and writes
 // responses and events to out until the client disconnects (nil), the
-// input ends (nil at a frame boundary) or ctx ends (ctx's error).
+// input ends (nil at a frame boundary, once every request read is
+// answered) or ctx ends (ctx's error).
+//
+// Requests are handled one at a time, in order, each in its own context;
+// meanwhile the input is still read, so that a disconnect, a terminate or
+// a cancel of the request being handled cancels it (a launch that
+// replays a long trace takes seconds): it then answers at once, and the
+// requests after it follow.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newSession(ctx, out, opts)
 	rd := framing.NewReader(in, maxMessage, func(err error) {
@@ -55,25 +66,110 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 			}
 		}
 	}()
+	// running is the request being handled: it reports on done whether
+	// the session is over.
+	type running struct {
+		done   chan bool
+		cancel context.CancelFunc
+		seq    int
+	}
+	start := func(body []byte) *running {
+		rctx, cancel := context.WithCancel(ctx)
+		r := &running{done: make(chan bool, 1), cancel: cancel, seq: seqOf(body)}
+		go func() { r.done <- s.handle(rctx, body) }()
+		return r
+	}
+	var (
+		backlog [][]byte
+		cur     *running
+		readErr error   // the end of the input (io.EOF) or a read error
+		input   = reads // nil once the input ended
+	)
 	for {
+		if cur == nil && len(backlog) > 0 {
+			cur = start(backlog[0])
+			backlog = backlog[1:]
+			// What interrupts it may have been read already (while the
+			// request before it ran).
+			for _, b := range backlog {
+				if interrupts(b, cur.seq) {
+					cur.cancel()
+				}
+			}
+		}
+		if cur == nil && input == nil {
+			if errors.Is(readErr, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("reading the client's messages: %w", readErr)
+		}
+		var done chan bool
+		if cur != nil {
+			done = cur.done
+		}
+		next := input
+		if len(backlog) >= maxBacklog {
+			next = nil // the client waits
+		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case r := <-reads:
-			if r.err != nil {
-				if errors.Is(r.err, io.EOF) {
-					return nil
-				}
-				return fmt.Errorf("reading the client's messages: %w", r.err)
+			if cur != nil {
+				cur.cancel()
+				<-cur.done
 			}
-			if s.handle(r.body) {
+			return ctx.Err()
+		case over := <-done:
+			cur.cancel()
+			cur = nil
+			if over {
 				return s.writeErr
 			}
 			if s.writeErr != nil {
 				return fmt.Errorf("writing to the client: %w", s.writeErr)
 			}
+		case r := <-next:
+			if r.err != nil {
+				readErr, input = r.err, nil
+				continue
+			}
+			if cur != nil && interrupts(r.body, cur.seq) {
+				cur.cancel()
+			}
+			backlog = append(backlog, r.body)
 		}
 	}
+}
+
+// seqOf is a message's seq (0 when it has none).
+func seqOf(body []byte) int {
+	var m struct {
+		Seq int `json:"seq"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return m.Seq
+}
+
+// interrupts says whether a message read while request seq is being
+// handled cancels it: a disconnect or a terminate (the client is done
+// with the session), or a cancel of that request.
+func interrupts(body []byte, seq int) bool {
+	var m struct {
+		Type      string `json:"type"`
+		Command   string `json:"command"`
+		Arguments struct {
+			RequestID *int `json:"requestId"`
+		} `json:"arguments"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Type != "request" {
+		return false
+	}
+	switch m.Command {
+	case "disconnect", "terminate":
+		return true
+	case "cancel":
+		return m.Arguments.RequestID != nil && *m.Arguments.RequestID == seq
+	}
+	return false
 }
 
 // envelope is what every request shares; the arguments are decoded per
@@ -117,9 +213,11 @@ func errorf(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}
 }
 
-// handle answers one message and sends the events it caused. It reports
+// handle answers one message and sends the events it caused, in ctx
+// (the request's: cancelled when the client cancels it). It reports
 // whether the session is over.
-func (s *session) handle(body []byte) (done bool) {
+func (s *session) handle(ctx context.Context, body []byte) (done bool) {
+	s.ctx = ctx
 	var req envelope
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.logf("skipped: not a DAP message: %v: %.80q", err, body)

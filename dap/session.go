@@ -52,6 +52,9 @@ type session struct {
 	stepsOf [][]int        // by thread index: the steps it made, in order
 	spawned map[string]int // a thread spawned in the trace → the step that spawned it
 
+	watch *modelWatch // the model file (nil: not watched)
+	stale string      // why the replay's lines no longer hold ("" while they do)
+
 	breakpoints map[string][]breakpoint // by source path, as the client set them
 	nextBP      int
 
@@ -81,7 +84,7 @@ func (s *session) dispatch(req *envelope) (body any, done bool, err error) {
 		err = userErrorf("weft dap replays a counterexample: use a launch configuration (\"trace\" or \"traceFile\")")
 	case "configurationDone":
 		s.configured = true
-		if s.doc != nil && !s.started {
+		if s.doc != nil && !s.started && s.checkModel() {
 			s.stopAt(1, "entry", nil)
 		}
 	case "setBreakpoints":
@@ -110,14 +113,17 @@ func (s *session) dispatch(req *envelope) (body any, done bool, err error) {
 	case "reverseContinue":
 		err = s.move(func() { s.runBackward() })
 	case "pause", "cancel":
-		// The replay is always stopped, and every request is answered at
-		// once: nothing to do.
+		// The replay is always stopped; a cancel of the request being
+		// handled stopped it already (Serve), and any other request is
+		// answered by the time a cancel of it is read: nothing to do.
 	case "gotoTargets":
 		body, err = s.gotoTargets(req)
 	case "goto":
 		err = s.gotoTarget(req)
 	case requestGoto:
 		err = s.gotoStep(req)
+	case requestSourceChanged:
+		body, err = s.sourceChanged(req)
 	case requestTrace:
 		if s.doc == nil {
 			err = errNotLaunched
@@ -199,6 +205,9 @@ func (s *session) launch(req *envelope) error {
 			n = *args.Bug
 		}
 		d, err := replay.LoadReport(s.ctx, args.TraceFile, n, args.Program, s.opts)
+		if err != nil && s.ctx.Err() != nil {
+			return errorf("cancelled: the launch stopped replaying bug %d of %s", n, args.TraceFile)
+		}
 		if err != nil {
 			return userErrorf("weft: cannot replay bug %d of %s: %v", n, args.TraceFile, err)
 		}
@@ -214,6 +223,7 @@ func (s *session) launch(req *envelope) error {
 		doc.File = s.file
 	}
 	s.doc, s.pos = doc, 1
+	s.watch = watchModel(s.file, doc.SourceSHA256)
 	s.tid = make(map[string]int, len(doc.Threads))
 	s.stepsOf = make([][]int, len(doc.Threads))
 	for i, t := range doc.Threads {
@@ -238,7 +248,7 @@ func (s *session) launch(req *envelope) error {
 			s.emit("breakpoint", godap.BreakpointEventBody{Reason: "changed", Breakpoint: b})
 		}
 	}
-	if s.configured && !s.started {
+	if s.configured && !s.started && s.checkModel() {
 		s.stopAt(1, "entry", nil)
 	}
 	return nil

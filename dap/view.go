@@ -78,6 +78,7 @@ func (s *session) stackTrace(req *envelope) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.checkModel()
 	frames := []godap.StackFrame{}
 	if args.StartFrame == 0 {
 		frames = append(frames, s.frame(t))
@@ -86,42 +87,60 @@ func (s *session) stackTrace(req *envelope) (any, error) {
 }
 
 // frame is thread t's one frame at the current step (its id is the
-// thread's).
+// thread's). A blocked thread stands at the operation it waits at, named
+// with what it waits for; the thread that moved, unless it is blocked
+// now, at the step it made; a ready one at the statement it runs next; a
+// finished one at its last step, named so.
 func (s *session) frame(t string) godap.StackFrame {
 	i := s.pos
 	st := &s.doc.Steps[i-1]
 	f := godap.StackFrame{Id: s.tid[t]}
 	ts := s.state(t, i)
-	status := ""
-	if ts != nil {
-		status = ts.Status
+	last := s.lastStep(t, i)
+	lastOp := func() string {
+		if last == 0 {
+			return "no step yet"
+		}
+		return fmt.Sprintf("last step %d: %s", last, s.doc.Steps[last-1].Op)
 	}
 	var at *replay.Range
-	switch last := s.lastStep(t, i); {
+	switch {
+	case ts != nil && ts.Status == "blocked":
+		what := ts.Waits
+		if what == "" {
+			what = "waits"
+		}
+		f.Name, at = t+": "+what+" (blocked)", ts.Range
+	case ts != nil && ts.Status == "finished":
+		f.Name, f.PresentationHint = t+" (finished; "+lastOp()+")", "subtle"
+		if last > 0 {
+			at = &s.doc.Steps[last-1].Range
+		}
 	case t == st.Thread:
 		f.Name, at = t+": "+st.Op, &st.Range
-		if status == "finished" || status == "failing" {
-			f.Name += " (" + status + ")"
+		if ts != nil && ts.Status == "failing" {
+			f.Name += " (failing)"
 		}
-	case status == "finished":
-		f.Name, f.PresentationHint = t+" (finished)", "subtle"
 	case ts != nil:
-		f.Name, at = t, ts.Range
-		if last > 0 {
-			f.Name += ": " + s.doc.Steps[last-1].Op
-		}
-		if status != "ready" || last == 0 {
-			f.Name += " (" + status + ")"
-		}
+		f.Name, at = t+" ("+ts.Status+"; "+lastOp()+")", ts.Range
 	case last > 0: // no states: where it last was
 		f.Name, at = t+": "+s.doc.Steps[last-1].Op, &s.doc.Steps[last-1].Range
 	default:
 		f.Name, f.PresentationHint = t+" (not started)", "subtle"
 	}
-	if at != nil {
-		f.Source = s.source()
+	if s.stale != "" {
+		f.Name += " (the text changed: no line shown)"
+		at = nil
+	}
+	if src := s.source(); at != nil && src != nil {
+		f.Source = src
 		f.Line, f.Column = s.clientLine(at.Start.Line), s.clientColumn(at.Start.Character)
 		f.EndLine, f.EndColumn = s.clientLine(at.End.Line), s.clientColumn(at.End.Character)
+	} else {
+		// No place to show: a label frame, which clients draw as its name
+		// alone (VS Code drew any other frame without a source as
+		// "Unknown Source 0").
+		f.PresentationHint = "label"
 	}
 	return f
 }

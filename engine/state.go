@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"weft/engine/interp"
+	"weft/engine/ir"
 	"weft/source"
 )
 
@@ -40,6 +43,9 @@ type ThreadState struct {
 	Name   string
 	Status string       // "ready", "blocked", "failing", "finished"
 	At     source.Range // the statement it runs next (empty once finished)
+	// Waits says, for a blocked thread, what it waits for and who holds
+	// it up: "lock fork[1], held by phil[1]" (empty for any other).
+	Waits string
 	// Locals are its body's named locals in scope where it stands in its
 	// body's code (at the outermost call in progress while it runs a
 	// function).
@@ -67,7 +73,7 @@ func StepStates(ctx context.Context, prog *Program, schedule []int32, ro ReplayO
 	}
 	var states []StepState
 	var ctxErr error
-	_, _, err := Replay(prog, schedule, ro, func(st ReplayStep) {
+	_, _, err := ReplayContext(ctx, prog, schedule, ro, func(st ReplayStep) {
 		if ctxErr != nil {
 			return
 		}
@@ -104,6 +110,9 @@ func describeState(prog *Program, st ReplayStep, arrayLimit int) StepState {
 	}
 	for i, th := range m.Threads {
 		ts := ThreadState{Name: th.Name, Status: threadStatus(m, i)}
+		if ts.Status == "blocked" {
+			ts.Waits = waitsFor(prog, m, i)
+		}
 		if th.Status != interp.Finished && int(th.PC) < len(th.Body.Ranges) {
 			ts.At = th.Body.Ranges[th.PC]
 		}
@@ -128,6 +137,9 @@ func frameLocals(m *Machine, th *Thread, frame []int64, locals []LocalVar, pc in
 		if at.Start.Offset < lv.Scope.Start.Offset || at.Start.Offset > lv.Scope.End.Offset {
 			continue
 		}
+		if lv.Decl != (source.Range{}) && at.Start.Offset >= lv.Decl.Start.Offset && at.Start.Offset < lv.Decl.End.Offset {
+			continue // it stands at the declaration, which has not run yet
+		}
 		vs = append(vs, NamedValue{lv.Name, interp.FormatFrameLocal(m, frame, lv, arrayLimit)})
 	}
 	return vs
@@ -151,4 +163,60 @@ func threadStatus(m *Machine, i int) string {
 		return "blocked"
 	}
 	return "ready"
+}
+
+// waitsFor says what blocked thread i waits for, in words: the operation
+// it stands at and what holds it up.
+func waitsFor(prog *Program, m *Machine, i int) string {
+	th := m.Threads[i]
+	loc := func(l int64) string {
+		if l >= 0 && int(l) < len(prog.Locations) {
+			return prog.Locations[l].Name
+		}
+		return fmt.Sprintf("location %d", l)
+	}
+	thread := func(tid int64) string {
+		if tid > 0 && int(tid) <= len(m.Threads) {
+			return m.Threads[tid-1].Name
+		}
+		return fmt.Sprintf("thread %d", tid)
+	}
+	held := func(mutex int64) string {
+		if mutex < 0 || int(mutex) >= len(m.Mem) || m.Mem[mutex] == 0 {
+			return "free"
+		}
+		return "held by " + thread(m.Mem[mutex])
+	}
+	if th.Status == interp.Spinning {
+		var reads []string
+		for _, r := range m.SpinReads(i) {
+			reads = append(reads, fmt.Sprintf("%s = %d", loc(int64(r.Loc)), r.Value))
+		}
+		if len(reads) == 0 {
+			return "spins: its loop changes nothing until another thread writes what it reads"
+		}
+		return "spins until another thread writes what it reads (" + strings.Join(reads, ", ") + ")"
+	}
+	if th.Status != interp.Ready || int(th.PC) >= len(th.Body.Code) {
+		return ""
+	}
+	in := th.Body.Code[th.PC]
+	switch in.Op {
+	case ir.OpLock:
+		mutex := th.Frame[in.B]
+		return fmt.Sprintf("lock %s, %s", loc(mutex), held(mutex))
+	case ir.OpJoin:
+		tid := th.Frame[in.B]
+		if tid == int64(i)+1 {
+			return "join " + th.Name + ": a thread that joins itself waits forever"
+		}
+		return fmt.Sprintf("join %s, which has not finished", thread(tid))
+	case ir.OpWake:
+		cv, mutex := th.Frame[in.B], th.Frame[in.A]
+		if m.Waiting(i) {
+			return fmt.Sprintf("wait(%s), not signalled yet", loc(cv))
+		}
+		return fmt.Sprintf("wait(%s), signalled: relock %s, %s", loc(cv), loc(mutex), held(mutex))
+	}
+	return ""
 }

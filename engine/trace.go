@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"weft/engine/internal/driver"
 	"weft/engine/interp"
@@ -22,6 +23,12 @@ type ReplayStep struct {
 // the events and an error if the schedule does not fit the program (a
 // thread that does not exist or cannot move).
 func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(ReplayStep)) ([]Event, *Machine, error) {
+	return ReplayContext(context.Background(), prog, schedule, ro, visit)
+}
+
+// ReplayContext is Replay that stops when ctx ends (looked at every 1,024
+// steps), returning ctx's error: replaying a million steps takes seconds.
+func ReplayContext(ctx context.Context, prog *Program, schedule []int32, ro ReplayOptions, visit func(ReplayStep)) ([]Event, *Machine, error) {
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -34,6 +41,11 @@ func Replay(prog *Program, schedule []int32, ro ReplayOptions, visit func(Replay
 	}
 	events := make([]Event, 0, len(schedule))
 	for i, t := range schedule {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return events, m, err
+			}
+		}
 		if t < 0 || int(t) >= len(m.Threads) {
 			return events, m, fmt.Errorf("step %d: no thread %d", i+1, t)
 		}

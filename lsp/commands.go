@@ -115,6 +115,7 @@ func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Docum
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
 	out.URI, out.Version, out.BugID = string(u), b.snap.version, b.id
+	out.SourceSHA256 = replay.SourceHash(b.snap.text)
 	if u.Scheme() == "file" {
 		out.File = u.FsPath()
 	}

@@ -406,6 +406,10 @@ func TestTraceEvents(t *testing.T) {
 		if doc.File != "/test/"+strings.TrimPrefix(string(u), "file:///test/") {
 			t.Errorf("file %q for %s", doc.File, u)
 		}
+		// The text's hash, for the debugger to notice a change under it.
+		if want := replay.SourceHash([]byte(readExample(t, strings.TrimPrefix(string(u), "file:///test/")))); doc.SourceSHA256 != want {
+			t.Errorf("sourceSha256 %q for %s, want %q", doc.SourceSHA256, u, want)
+		}
 		return &doc
 	}
 

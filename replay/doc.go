@@ -10,7 +10,7 @@
 // # The document (JSON)
 //
 //	{"uri": "file:///…/lost_update.weft", "version": 3, "bugId": "bug-7",
-//	 "file": "/…/lost_update.weft",
+//	 "file": "/…/lost_update.weft", "sourceSha256": "e74dc1a1…",
 //	 "kind": "assertion", "message": "an increment was lost",
 //	 "range": {"start": {"line": 18, "character": 4}, "end": {…}}, "thread": "main",
 //	 "threads": ["incr[0]", "incr[1]", "main"],
@@ -19,12 +19,16 @@
 //	            "shared": [{"name": "c", "value": "0"}],
 //	            "locks": [{"name": "m", "holder": ""}],
 //	            "threadStates": [{"name": "incr[0]", "status": "ready", "range": {…},
-//	                              "locals": [{"name": "k", "value": "0"}]}, …]}, …],
+//	                              "locals": [{"name": "k", "value": "0"}]},
+//	                             {"name": "main", "status": "blocked", "range": {…},
+//	                              "waits": "join incr[1], which has not finished"}, …]}, …],
 //	 "raceSteps": [2, 3]}
 //
 // uri, version and bugId identify where the document comes from (the
 // language server fills them in for an open document; LoadReport for a
-// report); file is the model's path on disk when known. thread is the
+// report); file is the model's path on disk when known; sourceSha256 the
+// SHA-256 of the text the document was built from (SourceHash), when
+// known, by which a debugger notices that the text changed under it. thread is the
 // thread at fault (for a data race, the one of the later access); threads
 // lists every thread of the execution in creation order. Each step is
 // 1-based; its event says what kind of step it was ("read", "write",
@@ -37,8 +41,11 @@
 // threadStates are the state right after the step: every shared variable
 // that is not a mutex and every mutex (holder "" when free) in declaration
 // order, and every thread that exists then (status "ready", "blocked",
-// "failing", "finished"; range is the statement it runs next, absent once
-// finished; locals are the named locals in scope there). Arrays longer
+// "failing", "finished"; range is the statement it runs next, for a
+// blocked thread the one it waits at, absent once finished; waits, for a
+// blocked thread, what it waits for and who holds it up; locals are the
+// named locals in scope there: a var from its declaration, once that has
+// run, to the end of its block). Arrays longer
 // than Options.ArrayLimit are elided. A trace longer than
 // Options.MaxStateSteps comes without the states: "stateOmitted": true,
 // and each step has only step, thread, op, range, event and ends. For a

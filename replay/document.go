@@ -71,7 +71,8 @@ type Document struct {
 	URI          string   `json:"uri"`
 	Version      int32    `json:"version"`
 	BugID        string   `json:"bugId"`
-	File         string   `json:"file,omitempty"` // the model's path on disk, when known
+	File         string   `json:"file,omitempty"`         // the model's path on disk, when known
+	SourceSHA256 string   `json:"sourceSha256,omitempty"` // SourceHash of the text it was built from, when known
 	Kind         string   `json:"kind"`
 	Message      string   `json:"message"`
 	Range        Range    `json:"range"`
@@ -106,6 +107,7 @@ type ThreadState struct {
 	Name   string              `json:"name"`
 	Status string              `json:"status"`          // "ready", "blocked", "failing", "finished"
 	Range  *Range              `json:"range,omitempty"` // the statement it runs next
+	Waits  string              `json:"waits,omitempty"` // a blocked thread: what it waits for and who holds it up
 	Locals []engine.NamedValue `json:"locals,omitempty"`
 }
 
@@ -153,21 +155,13 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 // replayWithoutStates fills in the steps of a trace too long for states.
 func (doc *Document) replayWithoutStates(ctx context.Context, prog *engine.Program, bug *engine.Bug) error {
 	doc.StateOmitted = true
-	var ctxErr error
-	_, m, err := engine.Replay(prog, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
-		if ctxErr != nil {
-			return
-		}
-		if st.Index%1024 == 0 {
-			if ctxErr = ctx.Err(); ctxErr != nil {
-				return
-			}
-		}
+	doc.Steps = make([]Step, 0, len(bug.Schedule)) // growing it by appends was most of the time of a long replay
+	_, m, err := engine.ReplayContext(ctx, prog, bug.Schedule, bug.ReplayOptions(), func(st engine.ReplayStep) {
 		doc.Steps = append(doc.Steps, Step{Step: st.Index + 1, Thread: st.Trace.Thread, Op: st.Trace.Op, Range: RangeOf(st.Trace.Range),
 			Event: eventOf(st.Trace.Kind, st.Trace.Object), Ends: st.Trace.Ends})
 	})
-	if ctxErr != nil {
-		return ctxErr
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if err != nil {
 		return fmt.Errorf("the counterexample does not replay: %w", err)
@@ -182,7 +176,7 @@ func stepOf(st engine.StepState) Step {
 	out := Step{Step: st.Step, Thread: st.Thread, Op: st.Op, Range: RangeOf(st.Range), Event: eventOf(st.Kind, st.Object),
 		Ends: st.Ends, Shared: st.Shared, Locks: st.Locks}
 	for _, th := range st.Threads {
-		ts := ThreadState{Name: th.Name, Status: th.Status, Locals: th.Locals}
+		ts := ThreadState{Name: th.Name, Status: th.Status, Waits: th.Waits, Locals: th.Locals}
 		if th.At != (source.Range{}) {
 			r := RangeOf(th.At)
 			ts.Range = &r

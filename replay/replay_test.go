@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,7 +176,8 @@ func TestLoadReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.File != model || doc.URI != "file://"+model || doc.BugID != "report.json#1" || len(doc.RaceSteps) != 2 || doc.Kind != "data-race" {
+	if doc.File != model || doc.URI != "file://"+model || doc.BugID != "report.json#1" || len(doc.RaceSteps) != 2 || doc.Kind != "data-race" ||
+		doc.SourceSHA256 != SourceHash(src) {
 		t.Errorf("document %+v", doc)
 	}
 	for _, c := range []struct {
@@ -244,6 +246,39 @@ func TestValidate(t *testing.T) {
 		spoil(d)
 		if d.Validate() == nil {
 			t.Errorf("%s: valid", name)
+		}
+	}
+}
+
+// A deadlock's document says of each blocked thread what it waits for
+// and who holds it, at the operation it waits at.
+func TestBuildDeadlockWaits(t *testing.T) {
+	prog, bug, src := load(t, "philosophers_deadlock.weft", engine.BugDeadlock)
+	doc, err := Build(context.Background(), prog, bug, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := -1
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "lock(fork[(i + 1) % N])") && line < 0 {
+			line = i
+		}
+	}
+	last := doc.Steps[len(doc.Steps)-1]
+	if len(last.ThreadStates) != 3 {
+		t.Fatalf("threads after the last step: %+v", last.ThreadStates)
+	}
+	for k, th := range last.ThreadStates {
+		want := fmt.Sprintf("lock fork[%d], held by phil[%d]", (k+1)%3, (k+1)%3)
+		if th.Status != "blocked" || th.Waits != want || th.Range == nil || th.Range.Start.Line != line {
+			t.Errorf("%s: %+v, want blocked at line %d: %q", th.Name, th, line+1, want)
+		}
+	}
+	for _, st := range doc.Steps {
+		for _, th := range st.ThreadStates {
+			if (th.Status == "blocked") != (th.Waits != "") {
+				t.Errorf("step %d: %s is %s, waits %q", st.Step, th.Name, th.Status, th.Waits)
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"weft/analysis/lower"
 	"weft/engine"
@@ -275,6 +276,7 @@ func LoadReport(ctx context.Context, reportPath string, n int, modelPath string,
 		modelPath = abs
 	}
 	doc.File = modelPath
+	doc.SourceSHA256 = SourceHash(src)
 	doc.URI = FileURI(modelPath)
 	doc.BugID = fmt.Sprintf("%s#%d", filepath.Base(reportPath), n)
 	return doc, nil
@@ -289,8 +291,18 @@ func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
+// ReadModel reads a model's text as LoadReport does: a regular file of
+// at most MaxModelSize bytes.
+func ReadModel(path string) ([]byte, error) {
+	return readFile(path, MaxModelSize, "models")
+}
+
 // readFile reads a regular file of at most limit bytes (what names the
-// kind of file in the message).
+// kind of file in the message). Anything else is refused before it is
+// opened: a FIFO would block the open (and the reader with it) until
+// some writer came, a device such as /dev/zero reads without end, a
+// directory does not read at all. The file is opened without blocking
+// and checked again once open, in case it was replaced in between.
 func readFile(path string, limit int64, what string) ([]byte, error) {
 	st, err := os.Stat(path)
 	switch {
@@ -298,16 +310,25 @@ func readFile(path string, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: no such file", path)
 	case err != nil:
 		return nil, err
-	case st.IsDir():
-		return nil, fmt.Errorf("%s is a directory", path)
-	case st.Size() > limit:
-		return nil, fmt.Errorf("%s is %d bytes; %s are limited to %d", path, st.Size(), what, limit)
 	}
-	f, err := os.Open(path)
+	if err := regular(path, st, limit, what); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fst, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err := regular(path, fst, limit, what); err != nil {
+		return nil, err
+	}
+	if !os.SameFile(st, fst) {
+		return nil, fmt.Errorf("%s changed while it was being opened", path)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -316,4 +337,21 @@ func readFile(path string, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes; %s are limited to that", path, limit, what)
 	}
 	return data, nil
+}
+
+// regular checks that st is a regular file of at most limit bytes.
+func regular(path string, st fs.FileInfo, limit int64, what string) error {
+	switch mode := st.Mode(); {
+	case mode.IsDir():
+		return fmt.Errorf("%s is a directory", path)
+	case mode&fs.ModeNamedPipe != 0:
+		return fmt.Errorf("%s is a named pipe (FIFO), not a file: %s are read from regular files", path, what)
+	case mode&fs.ModeDevice != 0 || mode&fs.ModeCharDevice != 0:
+		return fmt.Errorf("%s is a device, not a file: %s are read from regular files", path, what)
+	case !mode.IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s): %s are read from regular files", path, mode.Type(), what)
+	case st.Size() > limit:
+		return fmt.Errorf("%s is %d bytes; %s are limited to %d", path, st.Size(), what, limit)
+	}
+	return nil
 }

@@ -97,7 +97,8 @@ type lowerer struct {
 	out       *ir.Program
 	tids      map[*analysis.Object]int64 // first tid of each declared thread (array)
 	procIndex map[*analysis.Object]int32
-	locals    map[*analysis.Object][]*analysis.Object // each body's named locals (built once)
+	locals    map[*analysis.Object][]*analysis.Object              // each body's named locals (built once)
+	declEnds  map[*analysis.Object]map[*grammar.VarDecl]source.Pos // per owner, where each of its vars' blocks end
 
 	// Per body.
 	b           *ir.Body
@@ -383,13 +384,74 @@ func (l *lowerer) localsOf(owner *analysis.Object) []ir.LocalVar {
 		if obj.Kind == analysis.LoopVar {
 			lv.Size = 1
 		}
-		if obj.Decl != nil {
-			lv.Scope = grammar.Range(obj.Decl)
-		}
+		lv.Scope, lv.Decl = l.scopeOf(owner, obj)
 		out = append(out, lv)
 	}
 	sortLocals(out)
 	return out
+}
+
+// scopeOf is where a local of owner may be used, and for a `var` its
+// declaration (see ir.LocalVar). A `var` is in scope from its declaration
+// to the end of its block: taking the declaration's own range as its
+// scope hid every `var` of a body from the replay's state.
+func (l *lowerer) scopeOf(owner, obj *analysis.Object) (scope, decl source.Range) {
+	switch d := obj.Decl.(type) {
+	case nil:
+		return source.Range{}, source.Range{}
+	case *grammar.VarDecl:
+		decl = grammar.Range(d)
+		end, ok := l.blockEnds(owner)[d]
+		if !ok {
+			return decl, decl
+		}
+		return source.Range{Start: decl.Start, End: end}, decl
+	case *grammar.Param:
+		if owner.Decl != nil {
+			return source.Range{Start: d.Pos(), End: owner.Decl.End()}, source.Range{}
+		}
+	}
+	return grammar.Range(obj.Decl), source.Range{}
+}
+
+// blockEnds maps each `var` declared in owner's body to the end of the
+// block that holds it (one walk of the body per owner).
+func (l *lowerer) blockEnds(owner *analysis.Object) map[*grammar.VarDecl]source.Pos {
+	if ends, ok := l.declEnds[owner]; ok {
+		return ends
+	}
+	ends := map[*grammar.VarDecl]source.Pos{}
+	if l.declEnds == nil {
+		l.declEnds = map[*analysis.Object]map[*grammar.VarDecl]source.Pos{}
+	}
+	l.declEnds[owner] = ends
+	if owner.Decl == nil {
+		return ends
+	}
+	var blocks []*grammar.Block // the blocks enclosing the node visited
+	var stack []grammar.Node
+	grammar.Inspect(owner.Decl, func(n grammar.Node) bool {
+		if n == nil {
+			if top := stack[len(stack)-1]; top != nil {
+				if _, ok := top.(*grammar.Block); ok {
+					blocks = blocks[:len(blocks)-1]
+				}
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *grammar.Block:
+			blocks = append(blocks, n)
+		case *grammar.VarDecl:
+			if len(blocks) > 0 {
+				ends[n] = blocks[len(blocks)-1].End()
+			}
+		}
+		return true
+	})
+	return ends
 }
 
 // sortLocals orders locals by where they are declared (then by slot: the

@@ -304,13 +304,21 @@ func (p *Program) HasUnstableAtomics() bool {
 
 // LocalVar names a range of frame slots, for showing local state.
 type LocalVar struct {
-	Name  string
-	Slot  int
-	Size  int   // number of slots (arrays are flattened)
-	Dims  []int // array dimensions, outermost first; empty for scalars
-	Bool  bool  // element type is bool
-	Tid   bool  // element type is tid
+	Name string
+	Slot int
+	Size int   // number of slots (arrays are flattened)
+	Dims []int // array dimensions, outermost first; empty for scalars
+	Bool bool  // element type is bool
+	Tid  bool  // element type is tid
+	// Scope is where the variable may be used: a `var` from its
+	// declaration to the end of the block that holds it, a loop
+	// variable its loop, a parameter its function or proc.
 	Scope source.Range
+	// Decl is a `var`'s declaration statement (empty for loop variables
+	// and parameters): a thread that stands there has not declared it
+	// yet, so its slots hold nothing of it (zero, or what a variable of
+	// an earlier scope left in a shared slot).
+	Decl source.Range
 }
 
 // Location describes one word of shared memory.

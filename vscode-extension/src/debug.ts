@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import type { TraceDocument, WeftStepEvent } from './protocol';
+import { EditorText, ReplayedModel, isReplayedModel, staleReason } from './replayText';
 
 /** The debug configuration of a replay. */
 export interface ReplayConfiguration extends vscode.DebugConfiguration {
@@ -26,6 +27,8 @@ export interface ReplayListener {
 export class Replays implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly steps = new Map<string, WeftStepEvent>();
+  /** The model of each replay whose text is watched, by session id. */
+  private readonly models = new Map<string, { session: vscode.DebugSession; model: ReplayedModel }>();
 
   constructor(
     private readonly program: () => string | undefined,
@@ -49,6 +52,9 @@ export class Replays implements vscode.Disposable {
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
         if (e.session.type === 'weft' && e.event === 'weftStep' && e.body) {
           const ev = e.body as WeftStepEvent;
+          if (!this.steps.has(e.session.id)) {
+            void this.watch(e.session); // launched: its trace is there
+          }
           this.steps.set(e.session.id, ev);
           this.listener.onStep(e.session, ev);
         }
@@ -56,7 +62,15 @@ export class Replays implements vscode.Disposable {
       vscode.debug.onDidTerminateDebugSession((s) => {
         if (s.type === 'weft') {
           this.steps.delete(s.id);
+          this.models.delete(s.id);
           this.listener.onEnd(s);
+        }
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0) {
+          for (const { session, model } of [...this.models.values()]) {
+            this.check(session, model, e.document);
+          }
         }
       }),
     );
@@ -99,6 +113,43 @@ export class Replays implements vscode.Disposable {
     return (await session.customRequest('weftTrace')) as TraceDocument;
   }
 
+  /**
+   * Watches the text of a replay's model: when the editor's text is no
+   * longer the one the counterexample is of (now, or after an edit), the
+   * adapter is told (`weftSourceChanged`), and it ends the replay saying
+   * why, rather than highlight lines of another text.
+   */
+  private async watch(session: vscode.DebugSession): Promise<void> {
+    let trace: TraceDocument;
+    try {
+      trace = await this.traceOf(session);
+    } catch {
+      return; // the session ended meanwhile
+    }
+    const inline = (session.configuration as ReplayConfiguration).trace !== undefined;
+    const model: ReplayedModel = { uri: trace.uri ?? '', file: trace.file, version: inline ? trace.version : undefined };
+    this.models.set(session.id, { session, model });
+    for (const doc of vscode.workspace.textDocuments) {
+      this.check(session, model, doc);
+    }
+  }
+
+  private check(session: vscode.DebugSession, model: ReplayedModel, doc: vscode.TextDocument): void {
+    const text: EditorText = {
+      uri: doc.uri.toString(),
+      file: doc.uri.scheme === 'file' ? doc.uri.fsPath : undefined,
+      version: doc.version,
+      isDirty: doc.isDirty,
+    };
+    if (!this.models.has(session.id) || !isReplayedModel(model, text) || staleReason(model, text) === undefined) {
+      return;
+    }
+    this.models.delete(session.id); // once: the adapter ends the replay
+    void Promise.resolve(session.customRequest('weftSourceChanged', { path: text.file, uri: modelUri(model, text), version: doc.version })).catch(() => {
+      // The session ended meanwhile: nothing is shown any more.
+    });
+  }
+
   private resolve(config: ReplayConfiguration): vscode.DebugConfiguration | undefined {
     if (!config.type && !config.request && !config.name) {
       // F5 without a launch.json: replay the bug of the active file.
@@ -133,4 +184,9 @@ function absolutePaths(config: ReplayConfiguration, folder: vscode.WorkspaceFold
     }
   }
   return config;
+}
+
+/** The uri to name the model by: the trace's own spelling when it has one. */
+function modelUri(model: ReplayedModel, text: EditorText): string {
+  return model.uri !== '' ? model.uri : text.uri;
 }

@@ -73,8 +73,10 @@ export interface ThreadState {
   name: string;
   /** "running", "blocked", "finished", … */
   status: string;
-  /** The statement it runs next. */
+  /** The statement it runs next (for a blocked thread, the one it waits at). */
   range?: Range;
+  /** For a blocked thread: what it waits for and who holds it up ("lock fork[1], held by phil[1]"). */
+  waits?: string;
   locals?: NamedValue[];
 }
 
@@ -121,6 +123,8 @@ export interface TraceDocument {
   raceSteps?: [number, number];
   /** The model's path on disk, when known. */
   file?: string;
+  /** The SHA-256 of the text it was built from, when known. */
+  sourceSha256?: string;
   /** The thread at fault. */
   thread?: string;
 }
