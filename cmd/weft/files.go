@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,11 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"weft/replay"
 )
 
 // maxFileSize bounds the models weft reads: a model is a few hundred
 // lines; anything past this is not a model.
-const maxFileSize = 16 << 20
+const maxFileSize = replay.MaxModelSize
 
 // modelExt is the extension of model files, which directories and
 // patterns select.
@@ -111,27 +112,12 @@ func walkModels(root string) ([]string, error) {
 	return out, err
 }
 
-// readModel reads a model file, refusing what cannot be one.
+// readModel reads a model from a regular file of at most maxFileSize
+// bytes: a FIFO, a device or a directory is refused before it is opened
+// (a FIFO would block the open until some writer came, /dev/zero would
+// read without end), as every command that reads a model does.
 func readModel(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file", path)
-		}
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("%s is %d bytes; models are limited to %d", path, st.Size(), maxFileSize)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readLimited(f, path)
+	return replay.ReadModel(path)
 }
 
 // readLimited reads r up to the model size limit (a file can grow between

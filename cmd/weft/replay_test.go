@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,6 +39,40 @@ func TestReplayTraceNotRegular(t *testing.T) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("--trace %s: no answer in 5 s", c.path)
+		}
+	}
+}
+
+// Every command that reads a model refuses what is not a regular file at
+// once: weft check FIFO waited for a writer that never came.
+func TestModelNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "model.weft")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	for _, cmd := range [][]string{{"check"}, {"replay", "--schedule", "0"}, {"fmt"}, {"ics"}} {
+		for _, c := range []struct{ path, want string }{
+			{fifo, "named pipe"},
+			{"/dev/zero", "device"},
+		} {
+			args := append([]string{cmd[0], c.path}, cmd[1:]...)
+			done := make(chan string, 1)
+			go func() {
+				code, out, errs := runCLI(t, args...)
+				if code != exitUsage || !strings.Contains(out+errs, c.want) {
+					done <- fmt.Sprintf("exit %d: %s%s, want %d saying %q", code, out, errs, exitUsage, c.want)
+					return
+				}
+				done <- ""
+			}()
+			select {
+			case msg := <-done:
+				if msg != "" {
+					t.Errorf("weft %s: %s", strings.Join(args, " "), msg)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("weft %s: no answer in 5 s", strings.Join(args, " "))
+			}
 		}
 	}
 }
