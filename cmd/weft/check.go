@@ -75,6 +75,8 @@ func (f *checkFlags) options() (engine.Options, error) {
 		return engine.Options{}, fmt.Errorf("unknown --algo %q (available: %s)", f.algo, algoList())
 	case f.maxSteps <= 0:
 		return engine.Options{}, errors.New("--max-steps must be positive")
+	case f.maxSteps > engine.MaxMaxSteps:
+		return engine.Options{}, fmt.Errorf("--max-steps must be at most %d", engine.MaxMaxSteps)
 	case f.k < 1:
 		return engine.Options{}, errors.New("--k must be at least 1")
 	case f.set["k"] && algo != engine.QPOR:

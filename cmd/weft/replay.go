@@ -151,18 +151,28 @@ func findBug(ctx context.Context, prog *engine.Program, f *checkFlags, n int) (*
 	if err != nil {
 		return nil, err
 	}
-	opts.MaxBugs = n
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
+	}
+	// The check numbers the bugs it lists with their traces; the engine
+	// may find others it only counts (Result.Omitted), so the search
+	// stops at the n-th bug listed, not at the n-th found (MaxBugs).
+	ctx, found := context.WithCancel(ctx)
+	defer found()
+	listed := 0
+	opts.OnBug = func(*engine.Bug) {
+		if listed++; listed == n {
+			found()
+		}
 	}
 	res, err := engine.Explore(ctx, prog, opts)
 	if err != nil {
 		return nil, err
 	}
 	if n > len(res.Bugs) {
-		if !res.Complete && res.Stopped != engine.StoppedMaxBugs {
+		if !res.Complete {
 			return nil, fmt.Errorf("no bug %d: the check found %d before it stopped (%s)", n, len(res.Bugs), stoppedWords(res.Stopped))
 		}
 		return nil, fmt.Errorf("no bug %d: the check finds %d", n, len(res.Bugs))
