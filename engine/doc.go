@@ -18,7 +18,12 @@
 // Complete false and Result.Stopped saying why. Memory is one such bound
 // (Options.MaxMemory, by default a quarter of the machine's memory):
 // reaching it ends the exploration with Stopped StoppedMemory, not a
-// crash. A complete exploration
+// crash. A deadline or a cancellation ends every mode within about a
+// second, however long its executions or operations. Bugs past
+// Options.MaxTraces (or past a quarter of the memory budget in traces)
+// are counted in Result.Omitted rather than kept with a trace. Explore
+// refuses option values it cannot honour (negative counts, MaxSteps past
+// MaxMaxSteps). A complete exploration
 // that reports no bug at all (no step-bound bug either) has explored every
 // execution: "verified" means it. Where some execution reaches
 // Options.MaxSteps steps, every mode reports a step-bound bug and still

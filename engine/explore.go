@@ -22,6 +22,9 @@ type (
 	RaceSide  = driver.RaceSide
 	TraceStep = driver.TraceStep
 	IndepStat = driver.IndepStat
+	// BugSummary counts the bugs found beyond those kept with traces
+	// (Result.Omitted, Options.MaxTraces).
+	BugSummary = driver.BugSummary
 	// ReplayOptions are what a replay needs besides the schedule (see
 	// Bug.ReplayOptions).
 	ReplayOptions = driver.ReplayOptions
@@ -35,6 +38,11 @@ const (
 	Optimal = driver.Optimal
 
 	DefaultMaxSteps = driver.DefaultMaxSteps
+	// MaxMaxSteps is the largest Options.MaxSteps Explore accepts (2^30):
+	// the CLI and the language server validate their settings against it.
+	MaxMaxSteps = driver.MaxMaxSteps
+	// DefaultMaxTraces is the default of Options.MaxTraces.
+	DefaultMaxTraces = driver.DefaultMaxTraces
 
 	BugAssertion    = driver.BugAssertion
 	BugDeadlock     = driver.BugDeadlock
@@ -72,13 +80,16 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	default:
 		return nil, fmt.Errorf("unknown algorithm %q (want one of %v)", opts.Algorithm, Algorithms)
 	}
-	if opts.MaxSteps <= 0 {
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
+	}
+	if opts.MaxSteps == 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
 	}
-	if opts.K <= 0 {
+	if opts.K == 0 {
 		opts.K = 1
 	}
 	if opts.MaxMemory == 0 {
@@ -94,4 +105,31 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	res := driver.Run(ctx, prog, opts, explore)
 	res.Assumptions = Assumptions(prog, opts, res)
 	return res, nil
+}
+
+// checkOptions refuses the option values an exploration cannot honour:
+// negative counts and bounds (0 is each one's default or "no limit"), and
+// a step bound past MaxMaxSteps, where the arithmetic on steps would
+// overflow. Every product of an option the engine computes saturates
+// (driver.SatMul), so any value accepted here is exact.
+func checkOptions(opts *Options) error {
+	switch {
+	case opts.MaxSteps < 0:
+		return fmt.Errorf("MaxSteps %d is negative (0: the default, %d)", opts.MaxSteps, DefaultMaxSteps)
+	case opts.MaxSteps > MaxMaxSteps:
+		return fmt.Errorf("MaxSteps %d is more than the most the engine accepts, %d", opts.MaxSteps, MaxMaxSteps)
+	case opts.MaxExecutions < 0:
+		return fmt.Errorf("MaxExecutions %d is negative (0: no limit)", opts.MaxExecutions)
+	case opts.MaxBugs < 0:
+		return fmt.Errorf("MaxBugs %d is negative (0: no limit)", opts.MaxBugs)
+	case opts.MaxTraces < 0:
+		return fmt.Errorf("MaxTraces %d is negative (0: the default, %d)", opts.MaxTraces, DefaultMaxTraces)
+	case opts.LocalBudget < 0:
+		return fmt.Errorf("LocalBudget %d is negative (0: the default, %d)", opts.LocalBudget, DefaultLocalBudget)
+	case opts.K < 0:
+		return fmt.Errorf("K %d is negative (0: the default, 1)", opts.K)
+	case opts.ProgressInterval < 0:
+		return fmt.Errorf("ProgressInterval %v is negative (0: the default, 100ms)", opts.ProgressInterval)
+	}
+	return nil
 }

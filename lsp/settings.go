@@ -107,11 +107,9 @@ const (
 	// maxConcurrentLimit bounds the explorations running at once: each
 	// may use maxMemoryMB, and more at once than cores only share them.
 	maxConcurrentLimit = 1024
-	// maxStepsLimit bounds maxSteps as weft check --max-steps: the POR
-	// modes cap an execution's length at up to eight times the bound,
-	// which overflowed past 2^60; no execution runs 2^40 steps anyway.
-	// (To be unified with the engine's own maximum when it exports one.)
-	maxStepsLimit = 1 << 40
+	// maxStepsLimit bounds maxSteps as weft check --max-steps: the
+	// engine's own maximum.
+	maxStepsLimit = engine.MaxMaxSteps
 )
 
 func (s Settings) validate() error {
@@ -125,7 +123,7 @@ func (s Settings) validate() error {
 		{"escalationCeilingMs", int64(s.EscalationCeilingMs), 1, maxDurationMs, " (a year)"},
 		{"maxMemoryMB", int64(s.MaxMemoryMB), 0, maxMemoryMBLimit, " (0: a quarter of the machine's memory)"},
 		{"maxConcurrent", int64(s.MaxConcurrent), 0, maxConcurrentLimit, " (0: the number of cores minus one)"},
-		{"maxSteps", int64(s.MaxSteps), 1, maxStepsLimit, " (2^40)"},
+		{"maxSteps", int64(s.MaxSteps), 1, maxStepsLimit, " (2^30)"},
 	} {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("settings: %s must be from %d to %d%s, not %d", r.name, r.lo, r.hi, r.note, r.v)

@@ -43,10 +43,10 @@ func TestSettingsRanges(t *testing.T) {
 		{"maxConcurrent", "1025", "maxConcurrent must be from 0 to 1024 (0: the number of cores minus one), not 1025"},
 		{"maxConcurrent", "-1", "maxConcurrent must be from 0 to 1024"},
 		{"maxSteps", "1", ""},
-		{"maxSteps", "1099511627776", ""},
-		{"maxSteps", "1099511627777", "maxSteps must be from 1 to 1099511627776 (2^40), not 1099511627777"},
-		{"maxSteps", "4611686018427387904", "maxSteps must be from 1 to 1099511627776"},
-		{"maxSteps", "0", "maxSteps must be from 1 to 1099511627776"},
+		{"maxSteps", "1073741824", ""},
+		{"maxSteps", "1073741825", "maxSteps must be from 1 to 1073741824 (2^30), not 1073741825"},
+		{"maxSteps", "4611686018427387904", "maxSteps must be from 1 to 1073741824"},
+		{"maxSteps", "0", "maxSteps must be from 1 to 1073741824"},
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			prev := DefaultSettings()

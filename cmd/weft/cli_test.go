@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -404,5 +405,68 @@ func TestFirstMessage(t *testing.T) {
 	json.Unmarshal([]byte(js), &v)
 	if len(v.Bugs) != 1 || v.Bugs[0].FirstMessage != "index 12 out of range [0, 2)" {
 		t.Errorf("JSON bugs: %+v", v.Bugs)
+	}
+}
+
+// TestOmittedBugs: past the bugs the engine keeps with their traces
+// (engine.DefaultMaxTraces), the others are summarised, in the human
+// report and in the JSON's omitted_bugs, and only the kept ones get a
+// "found:" line.
+func TestOmittedBugs(t *testing.T) {
+	model := writeFile(t, "m.weft", storesBesideOne(150))
+	code, out, errs := runCLI(t, "check", model)
+	if code != exitBug {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, want := range []string{"150 bug(s), the first 100 listed with their traces; not listed:", "    50 more data races on x, between line 155 and lines "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not say %q:\n%s", want, out[:min(len(out), 2000)])
+		}
+	}
+	if n := strings.Count(errs, "found: "); n != engine.DefaultMaxTraces {
+		t.Errorf("%d found: lines, want %d", n, engine.DefaultMaxTraces)
+	}
+	_, out, _ = runCLI(t, "check", "--json", model)
+	var v checkJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Bugs) != engine.DefaultMaxTraces || len(v.OmittedBugs) != 1 {
+		t.Fatalf("%d bugs, %d summaries; want %d and 1", len(v.Bugs), len(v.OmittedBugs), engine.DefaultMaxTraces)
+	}
+	o := v.OmittedBugs[0]
+	if o.Kind != "data-race" || o.Variable != "x" || o.Count != 50 || o.Lines != [2]int{155, 155} || o.OtherLines == nil || o.OtherLines[0] < 3 || o.OtherLines[1] > 152 || !strings.HasPrefix(o.Summary, "50 more data races on x") {
+		t.Errorf("omitted_bugs[0] = %+v", o)
+	}
+}
+
+// TestMaxStepsRange (issue 8): a step bound the engine cannot honour is a
+// usage error, not a wrong result nor an internal error; the largest it
+// accepts gives lost_update's two bugs.
+func TestMaxStepsRange(t *testing.T) {
+	tests := []struct {
+		steps string
+		code  int
+		bugs  int
+	}{
+		{"4611686018427387904", exitUsage, 0},
+		{strconv.Itoa(engine.MaxMaxSteps + 1), exitUsage, 0},
+		{strconv.Itoa(engine.MaxMaxSteps), exitBug, 2},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, "check", "--json", "../../examples/lost_update.weft", "--max-steps", tt.steps)
+		if code != tt.code {
+			t.Errorf("--max-steps %s: exit %d, want %d\n%s", tt.steps, code, tt.code, errs)
+			continue
+		}
+		if code == exitBug {
+			var v checkJSON
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Bugs) != tt.bugs || !v.Complete {
+				t.Errorf("--max-steps %s: %d bugs, complete=%v; want %d, complete", tt.steps, len(v.Bugs), v.Complete, tt.bugs)
+			}
+		}
 	}
 }

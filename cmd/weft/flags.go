@@ -6,17 +6,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"weft/engine"
 )
 
 // The ranges of the numeric flags: what the code behind each can handle.
 const (
-	// maxStepsLimit bounds --max-steps. The engine's length cap multiplies
-	// the bound by up to eight (driver.Long), the unfolding modes hold it
-	// in an int32 (saturating), and no exploration can run 2^40 steps in
-	// one execution anyway; past about 2^63/8 the product overflowed and a
-	// check ended "incomplete after 1 execution" with no bug. (To be
-	// unified with the engine's own maximum when it exports one.)
-	maxStepsLimit = 1 << 40
+	// maxStepsLimit bounds --max-steps: the engine's own maximum (it
+	// refuses more: the unfolding holds step counts in int32, and past
+	// about 2^63/8 its length cap overflowed, so that a check ended
+	// "incomplete after 1 execution" with no bug).
+	maxStepsLimit = engine.MaxMaxSteps
 	// maxCountLimit bounds the counts given as int (--k, --max-bugs,
 	// --bug): far more than any exploration can reach.
 	maxCountLimit = math.MaxInt32

@@ -19,9 +19,9 @@ func TestFlagRanges(t *testing.T) {
 		err   string // "" when accepted
 	}{
 		{"check", "max-steps", "1", ""},
-		{"check", "max-steps", "1099511627776", ""},
-		{"check", "max-steps", "1099511627777", "invalid value \"1099511627777\" for --max-steps: want an integer from 1 to 1099511627776 (2^40)"},
-		{"check", "max-steps", "4611686018427387904", "for --max-steps: want an integer from 1 to 1099511627776 (2^40)"},
+		{"check", "max-steps", "1073741824", ""},
+		{"check", "max-steps", "1073741825", "invalid value \"1073741825\" for --max-steps: want an integer from 1 to 1073741824 (2^30)"},
+		{"check", "max-steps", "4611686018427387904", "for --max-steps: want an integer from 1 to 1073741824 (2^30)"},
 		{"check", "max-steps", "0", "for --max-steps: want an integer from 1 to"},
 		{"check", "max-steps", "99999999999999999999", "for --max-steps: want an integer from 1 to"},
 		{"check", "max-executions", "9223372036854775807", ""},
@@ -42,7 +42,7 @@ func TestFlagRanges(t *testing.T) {
 		{"check", "max-memory", "4194304TB", ""},
 		{"check", "max-memory", "4194305TB", "for --max-memory: want a size such as 512MB or 4GB, from 0 to 4194304TB"},
 		{"check", "max-memory", "-1GB", "for --max-memory: want a size such as 512MB or 4GB, from 0 to 4194304TB"},
-		{"replay", "max-steps", "1099511627777", "for --max-steps: want an integer from 1 to 1099511627776 (2^40)"},
+		{"replay", "max-steps", "1073741825", "for --max-steps: want an integer from 1 to 1073741824 (2^30)"},
 		{"replay", "bug", "1", ""},
 		{"replay", "bug", "0", "for --bug: want an integer from 1 to 2147483647"},
 		{"replay", "bug", "2147483648", "for --bug: want an integer from 1 to 2147483647"},
@@ -90,7 +90,7 @@ func TestFlagRanges(t *testing.T) {
 func TestLargestFlags(t *testing.T) {
 	for _, algo := range []string{"dfs", "sdpor", "cdpor", "qpor", "optimal"} {
 		args := []string{"check", "../../examples/lost_update.weft", "--json", "--quiet", "--algo", algo,
-			"--max-steps", "1099511627776", "--max-executions", "9223372036854775807", "--max-bugs", "2147483647",
+			"--max-steps", "1073741824", "--max-executions", "9223372036854775807", "--max-bugs", "2147483647",
 			"--timeout", "100000h", "--max-memory", "4194304TB"}
 		if algo == "qpor" {
 			args = append(args, "--k", "2147483647")

@@ -171,6 +171,77 @@ var hostileCases = []hostileCase{
 		stdout: []string{"(10 steps)", "reproduced: step-bound"},
 		maxMB:  300, maxDur: 10 * time.Second,
 	},
+	// Issue 9: deadlines and the memory budget hold while bugs pour in,
+	// in long unfolding operations, and on endless spawning.
+	{
+		name: "30000 distinct stores beside one, dfs", model: func() string { return storesBesideOne(30000) },
+		args: []string{"--algo", "dfs", "--timeout", "2s", "--max-memory", "512MB"}, exits: []int{exitBug},
+		maxMB: 700, maxDur: 5 * time.Second,
+	},
+	{
+		name: "30000 distinct stores beside one, sdpor", model: func() string { return storesBesideOne(30000) },
+		args: []string{"--algo", "sdpor", "--timeout", "2s", "--max-memory", "512MB"}, exits: []int{exitBug},
+		maxMB: 700, maxDur: 5 * time.Second,
+	},
+	{
+		name: "30000 distinct stores beside one, cdpor", model: func() string { return storesBesideOne(30000) },
+		args: []string{"--algo", "cdpor", "--no-smt", "--timeout", "2s", "--max-memory", "512MB"}, exits: []int{exitBug, exitIncomplete},
+		maxMB: 700, maxDur: 5 * time.Second,
+	},
+	{
+		name: "30000 distinct stores beside one, qpor", model: func() string { return storesBesideOne(30000) },
+		args: []string{"--algo", "qpor", "--timeout", "2s", "--max-memory", "512MB"}, exits: []int{exitBug},
+		maxMB: 700, maxDur: 5 * time.Second,
+	},
+	{
+		name: "30000 distinct stores beside one, optimal", model: func() string { return storesBesideOne(30000) },
+		args: []string{"--algo", "optimal", "--timeout", "2s", "--max-memory", "512MB"}, exits: []int{exitBug},
+		maxMB: 700, maxDur: 5 * time.Second,
+	},
+	{
+		name: "test-and-set spin lock, qpor", model: tasLock,
+		args: []string{"--algo", "qpor", "--timeout", "2s"}, exits: []int{exitIncomplete, exitBug},
+		stdout: []string{"INCOMPLETE (the time budget ran out)"},
+		maxMB:  1000, maxDur: 5 * time.Second,
+	},
+	{
+		name: "test-and-set spin lock, optimal", model: tasLock,
+		args: []string{"--algo", "optimal", "--timeout", "2s"}, exits: []int{exitIncomplete, exitBug},
+		stdout: []string{"INCOMPLETE (the time budget ran out)"},
+		maxMB:  1000, maxDur: 5 * time.Second,
+	},
+	{
+		name:  "self-spawning proc under a 64 MB budget, sdpor",
+		model: func() string { return "proc p() {\n    spawn p()\n}\nthread main {\n    spawn p()\n}\n" },
+		args:  []string{"--algo", "sdpor", "--max-memory", "64MB"}, exits: []int{exitIncomplete},
+		stdout: []string{"the memory budget ran out"},
+		maxMB:  300, maxDur: 10 * time.Second,
+	},
+	{
+		name:  "self-spawning proc under a 64 MB budget, optimal",
+		model: func() string { return "proc p() {\n    spawn p()\n}\nthread main {\n    spawn p()\n}\n" },
+		args:  []string{"--algo", "optimal", "--max-memory", "64MB"}, exits: []int{exitIncomplete},
+		stdout: []string{"the memory budget ran out"},
+		maxMB:  300, maxDur: 10 * time.Second,
+	},
+}
+
+// storesBesideOne is a thread of n distinct stores to x beside a thread
+// that writes x once: n distinct data races, each with a trace of up to n
+// steps.
+func storesBesideOne(n int) string {
+	var b strings.Builder
+	b.WriteString("var x int\nthread a {\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "    x = %d\n", i)
+	}
+	b.WriteString("}\nthread b {\n    x = 1\n}\n")
+	return b.String()
+}
+
+// tasLock is a test-and-set spin lock of three threads.
+func tasLock() string {
+	return "var l atomic bool\nvar c int\n\nfunc tas() bool {\n    var old bool\n    atomic {\n        old = l\n        l = true\n    }\n    return old\n}\n\nthread t[i in 0..3] {\n    while tas() {\n    }\n    c = c + 1\n    l = false\n}\n"
 }
 
 func bigArrays() string {

@@ -120,7 +120,18 @@ func printResult(w io.Writer, c *checked) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "  %d bug(s):\n", len(res.Bugs))
+	if len(res.Omitted) == 0 {
+		fmt.Fprintf(w, "  %d bug(s):\n", len(res.Bugs))
+	} else {
+		more := int64(0)
+		for _, o := range res.Omitted {
+			more += o.Count
+		}
+		fmt.Fprintf(w, "  %d bug(s), the first %d listed with their traces; not listed:\n", int64(len(res.Bugs))+more, len(res.Bugs))
+		for _, o := range res.Omitted {
+			fmt.Fprintf(w, "    %s\n", o)
+		}
+	}
 	for i, b := range res.Bugs {
 		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(c.path, b.Range), b.Thread, b.Message)
 		if b.Other != nil {
@@ -240,6 +251,19 @@ type bugJSON struct {
 	Replay          string  `json:"replay"`
 }
 
+// omittedJSON is a summary of the bugs of one kind (on one variable, for
+// data races) found but not listed with a trace.
+type omittedJSON struct {
+	Kind     string `json:"kind"`
+	Variable string `json:"variable,omitempty"`
+	Count    int64  `json:"count"`
+	// Lines are the first and last line (1-based) of the bugs; OtherLines
+	// those of the other accesses of data races.
+	Lines      [2]int  `json:"lines"`
+	OtherLines *[2]int `json:"other_lines,omitempty"`
+	Summary    string  `json:"summary"`
+}
+
 type diagJSON struct {
 	Severity string    `json:"severity"`
 	Code     string    `json:"code"`
@@ -248,29 +272,33 @@ type diagJSON struct {
 }
 
 type checkJSON struct {
-	File          string     `json:"file"`
-	SourceSHA256  string     `json:"source_sha256,omitempty"`
-	Status        string     `json:"status"`
-	ExitCode      int        `json:"exit_code"`
-	Algorithm     string     `json:"algorithm"`
-	K             int        `json:"k"`
-	MaxSteps      int        `json:"max_steps"`
-	MaxMemory     int64      `json:"max_memory,omitempty"`
-	Complete      bool       `json:"complete"`
-	Stopped       string     `json:"stopped,omitempty"`
-	Executions    int64      `json:"executions"`
-	SSB           int64      `json:"ssb"`
-	AssumeBlocked int64      `json:"assume_blocked"`
-	SpinBlocked   int64      `json:"spin_blocked"`
-	Events        int64      `json:"events"`
-	TimeMS        float64    `json:"time_ms"`
-	Threads       int        `json:"threads"`
-	MaxDepth      int        `json:"max_depth"`
-	Bugs          []bugJSON  `json:"bugs"`
-	Warnings      []string   `json:"warnings,omitempty"`
-	Assumptions   []string   `json:"assumptions,omitempty"`
-	Diagnostics   []diagJSON `json:"diagnostics,omitempty"`
-	Error         string     `json:"error,omitempty"`
+	File          string    `json:"file"`
+	SourceSHA256  string    `json:"source_sha256,omitempty"`
+	Status        string    `json:"status"`
+	ExitCode      int       `json:"exit_code"`
+	Algorithm     string    `json:"algorithm"`
+	K             int       `json:"k"`
+	MaxSteps      int       `json:"max_steps"`
+	MaxMemory     int64     `json:"max_memory,omitempty"`
+	Complete      bool      `json:"complete"`
+	Stopped       string    `json:"stopped,omitempty"`
+	Executions    int64     `json:"executions"`
+	SSB           int64     `json:"ssb"`
+	AssumeBlocked int64     `json:"assume_blocked"`
+	SpinBlocked   int64     `json:"spin_blocked"`
+	Events        int64     `json:"events"`
+	TimeMS        float64   `json:"time_ms"`
+	Threads       int       `json:"threads"`
+	MaxDepth      int       `json:"max_depth"`
+	Bugs          []bugJSON `json:"bugs"`
+	// OmittedBugs counts the distinct bugs found beyond those listed in
+	// Bugs (the engine keeps engine.DefaultMaxTraces with their traces,
+	// and their traces within a quarter of the memory budget).
+	OmittedBugs []omittedJSON `json:"omitted_bugs,omitempty"`
+	Warnings    []string      `json:"warnings,omitempty"`
+	Assumptions []string      `json:"assumptions,omitempty"`
+	Diagnostics []diagJSON    `json:"diagnostics,omitempty"`
+	Error       string        `json:"error,omitempty"`
 }
 
 // sourceHash is the report's source_sha256, as replay.Select checks it.
@@ -315,6 +343,14 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 		}
 		bj.TraceOmitted = n - len(bj.Trace)
 		out.Bugs = append(out.Bugs, bj)
+	}
+	for _, o := range res.Omitted {
+		oj := omittedJSON{Kind: string(o.Kind), Variable: o.Variable, Count: o.Count, Lines: o.Lines, Summary: o.String()}
+		if o.Kind == engine.BugDataRace {
+			lines := o.OtherLines
+			oj.OtherLines = &lines
+		}
+		out.OmittedBugs = append(out.OmittedBugs, oj)
 	}
 	return out
 }

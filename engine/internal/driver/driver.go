@@ -11,11 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"weft/engine/internal/clocks"
 	"weft/engine/interp"
@@ -49,6 +51,14 @@ var Algorithms = []Algorithm{DFS, SDPOR, CDPOR, QPOR, Optimal}
 // DefaultMaxSteps is the default bound on visible steps per execution.
 const DefaultMaxSteps = 100_000
 
+// MaxMaxSteps is the largest Options.MaxSteps an exploration accepts. The
+// unfolding modes count steps in 32-bit integers and add two causal pasts
+// of up to MaxSteps steps; the POR modes let an execution grow to
+// lengthCapThreads times MaxSteps. 2^30 keeps every such sum and product
+// far from overflowing, and is more steps than any execution that fits in
+// memory (every step costs more than a hundred bytes).
+const MaxMaxSteps = 1 << 30
+
 // Options configure an exploration. The zero value explores with SDPOR
 // and default bounds until done or until the context ends.
 type Options struct {
@@ -61,6 +71,13 @@ type Options struct {
 	MaxBugs       int   // stop once this many distinct bugs are found (0: no limit); Stopped is StoppedMaxBugs
 	LocalBudget   int   // local instructions between visible steps (default DefaultLocalBudget)
 	K             int   // qpor: k of k-partial alternatives (default 1)
+	// MaxTraces bounds the bugs kept in Result.Bugs with their traces
+	// (0: DefaultMaxTraces). Their traces also take at most a quarter of
+	// MaxMemory (traceStepBytes a step). The distinct bugs found beyond
+	// either bound are counted in Result.Omitted, per kind and variable,
+	// not kept: a model with thousands of races, each with a trace of
+	// thousands of steps, once took 11 GB.
+	MaxTraces int
 	// MaxMemory bounds, in bytes, the memory the exploration may use
 	// (engine.Explore: 0 means DefaultMaxMemory(), negative no bound).
 	// Reaching it ends the exploration incomplete, with Result.Stopped
@@ -138,6 +155,10 @@ type Result struct {
 	Complete  bool   // every execution was explored
 	Stopped   string // why not complete: "timeout", "cancelled", "max-executions", StoppedMaxBugs, StoppedExecutionLength, StoppedMemory
 	Bugs      []*Bug
+	// Omitted summarises the distinct bugs found beyond those kept in
+	// Bugs (see Options.MaxTraces): how many of each kind on each
+	// variable, and where. They count toward Options.MaxBugs.
+	Omitted []BugSummary
 
 	// Anomalies counts what the qpor design rules out and should never
 	// happen: a clue none of whose events is enabled, a Stable atomic block
@@ -195,6 +216,68 @@ const StoppedMaxBugs = "max-bugs"
 // StoppedMemory is Result.Stopped when the exploration reached
 // Options.MaxMemory.
 const StoppedMemory = "memory"
+
+// DefaultMaxTraces is the default of Options.MaxTraces.
+const DefaultMaxTraces = 100
+
+// traceStepBytes is what a kept bug's trace takes a step, as counted
+// against the quarter of Options.MaxMemory its traces may take: a
+// TraceStep, the text of its operation, and its schedule and choice.
+const traceStepBytes = int64(unsafe.Sizeof(TraceStep{})) + 40 + 8
+
+// BugSummary counts the distinct bugs of one kind (on one variable, for
+// data races) found but not kept in Result.Bugs (Options.MaxTraces).
+type BugSummary struct {
+	Kind     BugKind
+	Variable string // data races: the variable raced on ("" otherwise)
+	Count    int64
+	// Lines is the range of the bugs' lines (1-based, first and last);
+	// OtherLines, for data races, that of the other accesses.
+	Lines, OtherLines [2]int
+}
+
+// String says it in words: "5407 more data races on x, between line
+// 30007 and lines 4–30003"; "3 more deadlocks at lines 4–9".
+func (s BugSummary) String() string {
+	what := map[BugKind]string{BugAssertion: "assertion failure", BugDeadlock: "deadlock", BugRuntimeError: "runtime error",
+		BugDataRace: "data race", BugStepBound: "step-bound bug"}[s.Kind]
+	if what == "" {
+		what = string(s.Kind) + " bug"
+	}
+	if s.Count != 1 {
+		what += "s"
+	}
+	if s.Kind == BugDataRace {
+		return fmt.Sprintf("%d more %s on %s, between %s and %s", s.Count, what, s.Variable, lineSpan(s.Lines), lineSpan(s.OtherLines))
+	}
+	return fmt.Sprintf("%d more %s at %s", s.Count, what, lineSpan(s.Lines))
+}
+
+func lineSpan(l [2]int) string {
+	if l[0] == l[1] {
+		return fmt.Sprintf("line %d", l[0])
+	}
+	return fmt.Sprintf("lines %d–%d", l[0], l[1])
+}
+
+// omit counts a bug not kept (see Options.MaxTraces) in its summary.
+func (x *Driver) omit(kind BugKind, variable string, r source.Range, other *RaceSide) {
+	line := r.Start.Line + 1
+	oline := 0
+	if other != nil {
+		oline = other.Range.Start.Line + 1
+	}
+	for i := range x.Res.Omitted {
+		s := &x.Res.Omitted[i]
+		if s.Kind == kind && s.Variable == variable {
+			s.Count++
+			s.Lines = [2]int{min(s.Lines[0], line), max(s.Lines[1], line)}
+			s.OtherLines = [2]int{min(s.OtherLines[0], oline), max(s.OtherLines[1], oline)}
+			return
+		}
+	}
+	x.Res.Omitted = append(x.Res.Omitted, BugSummary{Kind: kind, Variable: variable, Count: 1, Lines: [2]int{line, line}, OtherLines: [2]int{oline, oline}})
+}
 
 // BugKind is the kind of a bug, as named in the JSON contract.
 type BugKind string
@@ -383,7 +466,9 @@ type Driver struct {
 	StopReason string
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
 	checkTick  int
-	truncated  bool // some execution reached the length cap and went no further (Long)
+	truncated  bool  // some execution reached the length cap and went no further (Long)
+	traceBytes int64 // what the kept bugs' traces take (see Options.MaxTraces)
+	omitted    int64 // distinct bugs found and not kept
 	fineBuf    []interp.Event
 }
 
@@ -455,6 +540,17 @@ func (x *Driver) Cancelled() bool {
 	}
 	return false
 }
+
+// checkSoon makes the next call of Cancelled check the context and the
+// memory, after work that may have taken long.
+func (x *Driver) checkSoon() { x.checkTick |= 63 }
+
+// Stopping reports whether the exploration must end: a budget ran out,
+// the context ended (checked now and then, see Cancelled), or a bug
+// budget was met. Long operations inside one step of an exploration
+// (the unfolding's pruning and alternatives) call it in their loops, so
+// that a deadline holds within them.
+func (x *Driver) Stopping() bool { return x.StopReason != "" || x.Cancelled() }
 
 // overMemory reports whether the heap is over Options.MaxMemory even
 // after a collection, by more than the slack described there.
@@ -613,11 +709,12 @@ func (x *Driver) Report(kind BugKind, msg string, t int32, r source.Range, steps
 
 // Known reports whether a bug with this key was reported with a trace that
 // a new one of steps steps would not improve on: one at most twice as
-// long. (Halving at least, the trace of a bug is rebuilt a logarithmic
-// number of times however often it is found again.)
+// long (halving at least, the trace of a bug is rebuilt a logarithmic
+// number of times however often it is found again), or one not kept
+// (Options.MaxTraces).
 func (x *Driver) Known(key string, steps int) bool {
 	i, ok := x.bugAt[key]
-	return ok && len(x.Res.Bugs[i].Schedule) <= 2*steps
+	return ok && (i < 0 || len(x.Res.Bugs[i].Schedule) <= 2*steps)
 }
 
 // ReportKeyed records a bug whose trace is the first steps events of the
@@ -625,12 +722,49 @@ func (x *Driver) Known(key string, steps int) bool {
 // same bug shows up again with a much shorter trace (see known), the
 // result keeps the shorter one (OnBug is not called again).
 func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string) {
+	x.report(kind, msg, t, r, steps, other, key, "")
+}
+
+// fineSteps is the number of fine steps of the first steps events.
+func (x *Driver) fineSteps(steps int) int {
+	n := 0
+	for i := 0; i < steps; i++ {
+		n += x.Evs[i].Steps()
+	}
+	return n
+}
+
+// report is ReportKeyed; variable is the location of a data race, the
+// key of its summary if it is not kept.
+func (x *Driver) report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key, variable string) {
 	if x.Known(key, steps) {
 		return
 	}
+	i, old := x.bugAt[key]
+	fine := x.fineSteps(steps)
+	// The execution that shows a bug is at least as long as its trace,
+	// even when the exploration stops there (MaxBugs) or cuts it: the
+	// statistics must not say less than the trace shows.
+	x.Stats.MaxDepth = max(x.Stats.MaxDepth, fine)
+	cost := int64(fine) * traceStepBytes
+	if old {
+		// A shorter trace of a kept bug: keep it if its memory allows.
+		cost -= int64(len(x.Res.Bugs[i].Schedule)) * traceStepBytes
+	} else if len(x.Res.Bugs) >= x.maxTraces() || (x.Opts.MaxMemory > 0 && len(x.Res.Bugs) > 0 && x.traceBytes+cost > x.Opts.MaxMemory/4) {
+		// Beyond the bugs kept with a trace: counted and summarised.
+		x.bugAt[key] = -1
+		x.omitted++
+		x.omit(kind, variable, r, other)
+		x.checkMaxBugs()
+		return
+	}
+	if old && x.Opts.MaxMemory > 0 && cost > 0 && x.traceBytes+cost > x.Opts.MaxMemory/4 {
+		return
+	}
+	x.traceBytes += cost
 	b := &Bug{Kind: kind, Message: msg, Thread: x.M.Threads[t].Name, Range: r, Other: other, LocalBudget: x.Opts.LocalBudget,
 		NoSpinWait: x.Opts.NoSpinWait, SpuriousWakeups: x.Opts.SpuriousWakeups, key: key}
-	b.Schedule = make([]int32, 0, steps)
+	b.Schedule = make([]int32, 0, fine)
 	for i := 0; i < steps; i++ {
 		if alt := x.Evs[i].Alt; alt != 0 && b.Choices == nil {
 			b.Choices = make([]int32, len(b.Schedule), cap(b.Schedule))
@@ -647,11 +781,12 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 		}
 	}
 	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
-	if i, ok := x.bugAt[key]; ok {
-		old := x.Res.Bugs[i]
-		b.FirstMessage = old.FirstMessage
-		if b.FirstMessage == "" && old.Message != b.Message {
-			b.FirstMessage = old.Message
+	x.checkSoon() // that may have taken long
+	if old {
+		prev := x.Res.Bugs[i]
+		b.FirstMessage = prev.FirstMessage
+		if b.FirstMessage == "" && prev.Message != b.Message {
+			b.FirstMessage = prev.Message
 		}
 		x.Res.Bugs[i] = b
 		return
@@ -661,7 +796,21 @@ func (x *Driver) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	if x.Opts.OnBug != nil {
 		x.Opts.OnBug(b)
 	}
-	if x.Opts.MaxBugs > 0 && len(x.Res.Bugs) >= x.Opts.MaxBugs && x.StopReason == "" {
+	x.checkMaxBugs()
+}
+
+// maxTraces is Options.MaxTraces, the default filled in.
+func (x *Driver) maxTraces() int {
+	if x.Opts.MaxTraces > 0 {
+		return x.Opts.MaxTraces
+	}
+	return DefaultMaxTraces
+}
+
+// checkMaxBugs stops the exploration once Options.MaxBugs distinct bugs,
+// kept or not, were found.
+func (x *Driver) checkMaxBugs() {
+	if x.Opts.MaxBugs > 0 && int64(len(x.Res.Bugs))+x.omitted >= int64(x.Opts.MaxBugs) && x.StopReason == "" {
 		x.StopReason = StoppedMaxBugs
 	}
 }
@@ -672,6 +821,11 @@ func (x *Driver) CheckDataRaces(d int32, ev *interp.Event) {
 		return // no location can race
 	}
 	x.Clk.DataRaces(d, x.Prog.Locations, func(other int32, loc int32) {
+		if x.Stopping() {
+			// A step can be in thousands of races, each with a trace as
+			// long as the execution: the deadline holds between them.
+			return
+		}
 		if x.M.Coarse {
 			x.RestartFine() // see "Coarse steps"
 			return
@@ -691,7 +845,7 @@ func (x *Driver) CheckDataRaces(d int32, ev *interp.Event) {
 		side := &RaceSide{Thread: x.M.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, x.Prog)}
 		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
 			name, side.Op, side.Thread, describeAccess(ev, loc, x.Prog), x.M.Threads[ev.Thread].Name)
-		x.ReportKeyed(BugDataRace, msg, ev.Thread, r2, int(d)+1, side, key)
+		x.report(BugDataRace, msg, ev.Thread, r2, int(d)+1, side, key, name)
 	})
 }
 
@@ -885,10 +1039,13 @@ func Run(ctx context.Context, prog *ir.Program, opts Options, explore func(*Driv
 		explore(x)
 	}
 	if x.StopReason == stopCoarse {
-		delivered := x.bugAt
+		delivered := make(map[string]bool, len(x.Res.Bugs)) // (not those only counted)
+		for _, b := range x.Res.Bugs {
+			delivered[b.key] = true
+		}
 		if onBug := opts.OnBug; onBug != nil {
 			opts.OnBug = func(b *Bug) {
-				if _, ok := delivered[b.key]; !ok {
+				if !delivered[b.key] {
 					onBug(b)
 				}
 			}
@@ -921,11 +1078,25 @@ const lengthCapThreads = 8
 // (StoppedExecutionLength): a resource bound, never a silent cut.
 func (x *Driver) Long() bool {
 	factor := int64(min(len(x.M.Threads)+1, lengthCapThreads))
-	if int64(x.M.StepCount()) < int64(x.Opts.MaxSteps)*factor {
+	if int64(x.M.StepCount()) < SatMul(int64(x.Opts.MaxSteps), factor) {
 		return false
 	}
 	x.truncated = true
 	return true
+}
+
+// SatMul is a*b for non-negative a and b, saturating at math.MaxInt64
+// instead of overflowing: a bound times a factor must never wrap to a
+// negative bound (issue 8: --max-steps 4611686018427387904 ended
+// lost_update after one execution).
+func SatMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // plural says n things: "1 step", "2 steps".

@@ -211,6 +211,9 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 		// last write w, one of them a write.
 		scan := func(b *candBucket, l int32, w *uevent, dw bool) bool {
 			for j := 0; j < len(b.ev); {
+				if q.x.Stopping() {
+					return true // a budget ran out: no clue (see below)
+				}
 				a := b.ev[j]
 				if at, aw := a.access(l); at && (aw || dw) && (!a.hasLastW() || a.lastW == w) && consider(a) {
 					q.hide(b, j)
@@ -260,7 +263,10 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			return false
 		})
-		if len(spikes[i]) == 0 || (i == last && !found) {
+		if len(spikes[i]) == 0 || (i == last && !found) || q.x.StopReason != "" {
+			// (The exploration ends when a budget runs out in the
+			// middle of this search: a spin loop's buckets can hold
+			// more candidates than a deadline allows to look at.)
 			return nil
 		}
 	}

@@ -47,6 +47,14 @@ func (q *qexplorer) prune() {
 		}
 	}
 	for _, e := range u.all {
+		// Marking only reads U (stamps are a fresh generation): a
+		// deadline or a cancellation met here leaves U as it was. With
+		// C a spin loop 100,000 steps deep, this loop took minutes.
+		if q.x.Stopping() {
+			clear(keptEvs)
+			q.keptBuf = keptEvs[:0]
+			return
+		}
 		if e.stamp != keep && (e.inD > 0 || q.c.contains(e) || q.inConflictCD(e)) {
 			mark(e)
 		}
