@@ -80,8 +80,8 @@ func TestMaxDepthCountsBugExecutions(t *testing.T) {
 					t.Fatal("no bug found")
 				}
 				for _, b := range res.Bugs {
-					if len(b.Schedule) > res.MaxDepth || len(b.Trace) > res.MaxDepth {
-						t.Errorf("longest execution %d steps, but the %s bug's trace has %d", res.MaxDepth, b.Kind, len(b.Trace))
+					if len(b.Schedule) > res.MaxDepth || len(traceOf(t, b)) > res.MaxDepth {
+						t.Errorf("longest execution %d steps, but the %s bug's trace has %d", res.MaxDepth, b.Kind, len(traceOf(t, b)))
 					}
 				}
 			})
@@ -274,7 +274,7 @@ func TestBudgetsHoldOnHostileModels(t *testing.T) {
 				}
 				steps := 0
 				for _, b := range res.Bugs {
-					steps += len(b.Trace)
+					steps += len(traceOf(t, b))
 				}
 				// The traces kept take at most a quarter of the budget, at
 				// about 200 bytes a step.

@@ -118,15 +118,15 @@ thread t1 {
 	}
 	b := o.res.Bugs[0]
 	var ops []string
-	for _, s := range b.Trace {
+	for _, s := range traceOf(t, b) {
 		ops = append(ops, s.Thread+": "+s.Op)
 	}
 	want := "t0: lock m; t0: write a = 1; t0: read a → 1; t0: write b = 2; t0: unlock m; t1: lock m; t1: read b → 2; t1: unlock m; t1: assertion failed: assertion l != 2 failed"
 	if got := strings.Join(ops, "; "); got != want {
 		t.Errorf("trace\n%s\nwant\n%s", got, want)
 	}
-	if len(b.Schedule) != len(b.Trace) {
-		t.Errorf("schedule of %d steps for a trace of %d", len(b.Schedule), len(b.Trace))
+	if len(b.Schedule) != len(traceOf(t, b)) {
+		t.Errorf("schedule of %d steps for a trace of %d", len(b.Schedule), len(traceOf(t, b)))
 	}
 	if err := engine.Reproduce(prog, b); err != nil {
 		t.Error(err)
@@ -241,7 +241,7 @@ thread t {
 			if len(res.Bugs) != 1 || res.Bugs[0].Kind != engine.BugStepBound {
 				t.Fatalf("%s (every access %v): bugs %v", algo, every, bugKeys(res))
 			}
-			if n := len(res.Bugs[0].Trace); n != 500 || res.MaxDepth != 500 {
+			if n := len(traceOf(t, res.Bugs[0])); n != 500 || res.MaxDepth != 500 {
 				t.Errorf("%s (every access %v): trace of %d steps, max depth %d; want 500", algo, every, n, res.MaxDepth)
 			}
 		}

@@ -21,7 +21,9 @@
 // crash. A deadline or a cancellation ends every mode within about a
 // second, however long its executions or operations. Bugs past
 // Options.MaxTraces (or past a quarter of the memory budget in traces)
-// are counted in Result.Omitted rather than kept with a trace. Explore
+// are counted in Result.Omitted rather than kept with a trace; a kept
+// bug holds its schedule, and its trace in words is rebuilt from it when
+// it is shown (Bug.Trace, Bug.TraceEnds). Explore
 // refuses option values it cannot honour (negative counts, MaxSteps past
 // MaxMaxSteps). A complete exploration
 // that reports no bug at all (no step-bound bug either) has explored every

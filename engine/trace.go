@@ -32,45 +32,17 @@ func ReplayContext(ctx context.Context, prog *Program, schedule []int32, ro Repl
 	if err := prog.Validate(); err != nil {
 		return nil, nil, err
 	}
-	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait, SpuriousWakeups: ro.SpuriousWakeups})
-	if err != nil {
-		return nil, nil, err
-	}
 	if ro.Choices != nil && len(ro.Choices) != len(schedule) {
-		return nil, m, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
+		return nil, nil, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
 	}
-	events := make([]Event, 0, len(schedule))
-	for i, t := range schedule {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return events, m, err
-			}
-		}
-		if t < 0 || int(t) >= len(m.Threads) {
-			return events, m, fmt.Errorf("step %d: no thread %d", i+1, t)
-		}
-		if !m.Enabled(int(t)) {
-			return events, m, fmt.Errorf("step %d: thread %s cannot move", i+1, m.Threads[t].Name)
-		}
-		alt := 0
-		if ro.Choices != nil {
-			alt = int(ro.Choices[i])
-		}
-		if n := m.Alternatives(int(t)); alt < 0 || alt >= n {
-			return events, m, fmt.Errorf("step %d: thread %s's step has %d alternatives, not %d", i+1, m.Threads[t].Name, n, alt+1)
-		}
-		events = append(events, Event{})
-		ev := &events[len(events)-1]
-		ok := m.StepAlt(int(t), alt, ev)
-		if visit != nil {
-			tr := BuildTrace(prog, events[i:i+1], m)[0]
+	var step func(int, *Event, *Machine)
+	if visit != nil {
+		step = func(i int, ev *Event, m *Machine) {
+			tr := BuildTrace(prog, []Event{*ev}, m)[0]
 			visit(ReplayStep{Index: i, Event: ev, Trace: tr, M: m})
 		}
-		if !ok && i != len(schedule)-1 {
-			return events, m, fmt.Errorf("step %d: the execution stopped early (%s)", i+1, ev.Message)
-		}
 	}
-	return events, m, nil
+	return driver.Replay(ctx, prog, schedule, ro, step)
 }
 
 // BuildTrace describes the steps of an execution in words. events are the

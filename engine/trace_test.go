@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,19 +10,21 @@ import (
 )
 
 // Every bug's trace, built by the exploration (from coarse steps and
-// their tails, in the POR modes), says of each step what a fine replay
-// of its schedule says: its kind, what it acted on, whether its thread
-// ended with it. The kind agrees with the words of the op, and a thread
-// ends with exactly its last step once it has finished.
+// their tails, in the POR modes; Options.KeepTraces), says of each step
+// what a fine replay of its schedule says: its kind, what it acted on,
+// whether its thread ended with it; and it is exactly the trace Bug.Trace
+// rebuilds from the schedule when the trace is not kept (the default).
+// The kind agrees with the words of the op, and a thread ends with
+// exactly its last step once it has finished.
 func TestTraceEvents(t *testing.T) {
 	checked := 0
 	check := func(t *testing.T, name string, prog *engine.Program, src string) {
-		for _, algo := range []engine.Algorithm{engine.SDPOR, engine.QPOR} {
+		for _, algo := range engine.Algorithms {
 			if err := refusal(prog, algo); err != nil {
 				t.Logf("not checked in %s: %v", algo, err)
 				continue
 			}
-			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: maxSteps(prog), MaxExecutions: 2000})
+			res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: maxSteps(prog), MaxExecutions: 2000, KeepTraces: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,12 +72,18 @@ func checkTraceEvents(t *testing.T, prog *engine.Program, b *engine.Bug) {
 	if err != nil {
 		t.Fatalf("%s: %v", b.Message, err)
 	}
-	if len(states) != len(b.Trace) {
-		t.Fatalf("%s: %d states for %d steps", b.Message, len(states), len(b.Trace))
+	trace := traceOf(t, b)
+	rebuilt := *b
+	rebuilt.SetTrace(nil)
+	if again := traceOf(t, &rebuilt); !slices.Equal(trace, again) {
+		t.Errorf("%s: the trace kept when found differs from the one rebuilt from the schedule:\n%v\n%v", b.Message, trace, again)
+	}
+	if len(states) != len(trace) {
+		t.Fatalf("%s: %d states for %d steps", b.Message, len(states), len(trace))
 	}
 	lastOf := map[string]int{}
 	for i, st := range states {
-		tr := b.Trace[i]
+		tr := trace[i]
 		if tr.Kind != st.Kind || tr.Object != st.Object || tr.Ends != st.Ends || tr.Op != st.Op {
 			t.Errorf("%s: step %d: traced %v %q ends %v (%q), replayed %v %q ends %v (%q)", b.Message, i+1,
 				tr.Kind, tr.Object, tr.Ends, tr.Op, st.Kind, st.Object, st.Ends, st.Op)
@@ -107,4 +116,14 @@ func checkTraceEvents(t *testing.T, prog *engine.Program, b *engine.Bug) {
 			}
 		}
 	}
+}
+
+// traceOf is b's trace in words, rebuilt from its schedule.
+func traceOf(t testing.TB, b *engine.Bug) []engine.TraceStep {
+	t.Helper()
+	steps, err := b.Trace()
+	if err != nil {
+		t.Fatalf("%s: %v", b.Message, err)
+	}
+	return steps
 }

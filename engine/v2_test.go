@@ -186,8 +186,8 @@ func TestChooseExplored(t *testing.T) {
 		if bug.Choices == nil || bug.Choices[0] != 3 {
 			t.Errorf("%s: choices %v, want the choose's alternative 3 first", algo, bug.Choices)
 		}
-		if bug.Trace[0].Op != "choose v = 3" || bug.Trace[0].Choice != 3 {
-			t.Errorf("%s: first step %+v", algo, bug.Trace[0])
+		if traceOf(t, bug)[0].Op != "choose v = 3" || traceOf(t, bug)[0].Choice != 3 {
+			t.Errorf("%s: first step %+v", algo, traceOf(t, bug)[0])
 		}
 		// Without its choices the schedule reaches no bug.
 		wrong := *bug
@@ -245,9 +245,10 @@ func TestV2StepStates(t *testing.T) {
 		t.Fatalf("%d states for %d steps", len(states), len(bug.Schedule))
 	}
 	var ops []string
+	trace := traceOf(t, bug)
 	for i, st := range states {
-		if st.Op != bug.Trace[i].Op || st.Kind != bug.Trace[i].Kind || st.Object != bug.Trace[i].Object {
-			t.Errorf("step %d: state %q %v %q, trace %q %v %q", i+1, st.Op, st.Kind, st.Object, bug.Trace[i].Op, bug.Trace[i].Kind, bug.Trace[i].Object)
+		if st.Op != trace[i].Op || st.Kind != trace[i].Kind || st.Object != trace[i].Object {
+			t.Errorf("step %d: state %q %v %q, trace %q %v %q", i+1, st.Op, st.Kind, st.Object, trace[i].Op, trace[i].Kind, trace[i].Object)
 		}
 		ops = append(ops, st.Op)
 	}
@@ -308,7 +309,7 @@ thread main {
 		}
 		found := false
 		for _, b := range res.Bugs {
-			for _, st := range b.Trace {
+			for _, st := range traceOf(t, b) {
 				if strings.HasPrefix(st.Op, "wait(") {
 					found = true
 					if st.Op != "wait(cv, m)" {

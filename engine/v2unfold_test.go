@@ -219,8 +219,8 @@ func TestChooseEveryMode(t *testing.T) {
 		if len(res.Bugs) != 1 {
 			t.Fatalf("%s: bugs %v", mode.name, bugKeys(res))
 		}
-		if bug := res.Bugs[0]; bug.Choices == nil || bug.Choices[0] != 3 || bug.Trace[0].Op != "choose v = 3" {
-			t.Errorf("%s: choices %v, first step %+v", mode.name, bug.Choices, bug.Trace[0])
+		if bug := res.Bugs[0]; bug.Choices == nil || bug.Choices[0] != 3 || traceOf(t, bug)[0].Op != "choose v = 3" {
+			t.Errorf("%s: choices %v, first step %+v", mode.name, bug.Choices, traceOf(t, bug)[0])
 		}
 	}
 }

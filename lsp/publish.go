@@ -220,7 +220,10 @@ type bugReport struct {
 	other      *engine.RaceSide
 	schedule   []int32
 	replayOpts engine.ReplayOptions // the local budget, the choices and options it replays with
-	trace      []engine.TraceStep
+	// The first step and the last maxRelatedSteps of its trace (all of
+	// it in head when it is short): what its diagnostic lists.
+	head, tail []engine.TraceStep
+	traceErr   error
 }
 
 func (b *bugReport) key() string {
@@ -238,8 +241,8 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
 	r := &bugReport{
 		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range,
 		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
-		trace: append([]engine.TraceStep(nil), b.Trace...),
 	}
+	r.head, r.tail, r.traceErr = b.TraceEnds(1, maxRelatedSteps)
 	r.replayOpts.Choices = append([]int32(nil), b.Choices...)
 	if b.Choices == nil {
 		r.replayOpts.Choices = nil
@@ -348,15 +351,20 @@ func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
 	if b.other != nil {
 		loc(b.other.Range, fmt.Sprintf("the other access: %s by %s", b.other.Op, b.other.Thread))
 	}
-	steps := b.trace
-	first := 0
-	if len(steps) > maxRelatedSteps {
-		first = len(steps) - maxRelatedSteps
-		loc(steps[0].Range, fmt.Sprintf("step 1: %s %s (%d steps not listed; the weft.trace command has them all)", steps[0].Thread, steps[0].Op, first-1))
-		first = max(first, 1)
+	if b.traceErr != nil {
+		loc(b.rng, "internal error: "+b.traceErr.Error())
 	}
-	for i := first; i < len(steps); i++ {
-		loc(steps[i].Range, fmt.Sprintf("step %d: %s %s", i+1, steps[i].Thread, steps[i].Op))
+	n := len(b.schedule)
+	if len(b.tail) > 0 {
+		st := b.head[0]
+		loc(st.Range, fmt.Sprintf("step 1: %s %s (%d steps not listed; the weft.trace command has them all)", st.Thread, st.Op, n-1-len(b.tail)))
+	} else {
+		for i, st := range b.head {
+			loc(st.Range, fmt.Sprintf("step %d: %s %s", i+1, st.Thread, st.Op))
+		}
+	}
+	for i, st := range b.tail {
+		loc(st.Range, fmt.Sprintf("step %d: %s %s", n-len(b.tail)+i+1, st.Thread, st.Op))
 	}
 	return protocol.Diagnostic{
 		Range:              toRange(b.rng),

@@ -140,15 +140,20 @@ func printResult(w io.Writer, c *checked) {
 		if b.FirstMessage != "" {
 			fmt.Fprintf(w, "  (first found as: %s; the shortest trace found is shown)\n", b.FirstMessage)
 		}
-		fmt.Fprintf(w, "  trace (%d steps; replay with: %s):\n", len(b.Trace), replayHint(c, i))
-		for j, st := range b.Trace {
-			if n := len(b.Trace); n > maxPrintedSteps && j == maxPrintedSteps/2 {
-				fmt.Fprintf(w, "        … %d steps omitted (weft replay shows them all)\n", n-maxPrintedSteps)
-			}
-			if n := len(b.Trace); n > maxPrintedSteps && j >= maxPrintedSteps/2 && j < n-maxPrintedSteps/2 {
-				continue
-			}
+		n := b.TraceLen()
+		fmt.Fprintf(w, "  trace (%d steps; replay with: %s):\n", n, replayHint(c, i))
+		first, last, err := b.TraceEnds(maxPrintedSteps/2, maxPrintedSteps/2)
+		if err != nil {
+			fmt.Fprintf(w, "        internal error: %v\n", err)
+		}
+		for j, st := range first {
 			fmt.Fprintf(w, "  %4d  %-14s %-32s %d:%d\n", j+1, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Col+1)
+		}
+		if len(last) > 0 {
+			fmt.Fprintf(w, "        … %d steps omitted (weft replay shows them all)\n", n-len(first)-len(last))
+		}
+		for j, st := range last {
+			fmt.Fprintf(w, "  %4d  %-14s %-32s %d:%d\n", n-len(last)+j+1, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Col+1)
 		}
 	}
 }
@@ -329,19 +334,23 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 	}
 	for i, b := range res.Bugs {
 		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, FirstMessage: b.FirstMessage, Thread: b.Thread, Range: toRange(b.Range),
-			Trace: []stepJSON{}, TraceLength: len(b.Trace), Schedule: b.Schedule, Choices: b.Choices, LocalBudget: b.LocalBudget,
+			Trace: []stepJSON{}, TraceLength: b.TraceLen(), Schedule: b.Schedule, Choices: b.Choices, LocalBudget: b.LocalBudget,
 			NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups, Replay: replayHint(c, i)}
 		if b.Other != nil {
 			bj.Other = &otherJSON{Thread: b.Other.Thread, Op: b.Other.Op, Range: toRange(b.Other.Range)}
 		}
-		n := len(b.Trace)
-		for j, st := range b.Trace {
-			if !fullTrace && n > maxJSONSteps && j >= maxJSONSteps/2 && j < n-maxJSONSteps/2 {
-				continue
-			}
+		keep := maxJSONSteps / 2
+		if fullTrace {
+			keep = b.TraceLen()
+		}
+		first, last, err := b.TraceEnds(keep, keep)
+		if err != nil {
+			panic(fmt.Sprintf("bug %d: %v", i+1, err)) // the supervisor reports an internal error
+		}
+		for _, st := range append(first, last...) {
 			bj.Trace = append(bj.Trace, stepJSON{Thread: st.Thread, Op: st.Op, Range: toRange(st.Range), Choice: st.Choice})
 		}
-		bj.TraceOmitted = n - len(bj.Trace)
+		bj.TraceOmitted = b.TraceLen() - len(bj.Trace)
 		out.Bugs = append(out.Bugs, bj)
 	}
 	for _, o := range res.Omitted {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -385,6 +386,14 @@ func outOfMemory(ev *Event, what string) bool {
 // Depth is the number of steps executed (and not undone); in coarse mode
 // a step and its tail count as one.
 func (m *Machine) Depth() int { return len(m.undo) }
+
+// ReserveSteps makes room in the undo log for n more steps at once, for
+// a caller that knows how many it will run (a replay of a schedule):
+// growing it step by step copied it over and over, most of a long
+// replay's time.
+func (m *Machine) ReserveSteps(n int) {
+	m.undo = slices.Grow(m.undo, n)
+}
 
 // StepCount is the number of visible steps executed (and not undone),
 // each access of a tail counted.

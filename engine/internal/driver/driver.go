@@ -78,6 +78,11 @@ type Options struct {
 	// not kept: a model with thousands of races, each with a trace of
 	// thousands of steps, once took 11 GB.
 	MaxTraces int
+	// KeepTraces builds each bug's trace in words when it is found and
+	// keeps it (Bug.Trace then returns it as it is), instead of
+	// rebuilding it from the schedule when it is shown. For tests, which
+	// check that both give the same trace.
+	KeepTraces bool
 	// MaxMemory bounds, in bytes, the memory the exploration may use
 	// (engine.Explore: 0 means DefaultMaxMemory(), negative no bound).
 	// Reaching it ends the exploration incomplete, with Result.Stopped
@@ -220,10 +225,14 @@ const StoppedMemory = "memory"
 // DefaultMaxTraces is the default of Options.MaxTraces.
 const DefaultMaxTraces = 100
 
-// traceStepBytes is what a kept bug's trace takes a step, as counted
-// against the quarter of Options.MaxMemory its traces may take: a
-// TraceStep, the text of its operation, and its schedule and choice.
-const traceStepBytes = int64(unsafe.Sizeof(TraceStep{})) + 40 + 8
+// traceStepBytes is what a kept bug takes a step, as counted against
+// the quarter of Options.MaxMemory its traces may take: its schedule
+// and choice; with Options.KeepTraces, also a TraceStep and the text of
+// its operation.
+const traceStepBytes = 8
+
+// keptTraceStepBytes is traceStepBytes with Options.KeepTraces.
+const keptTraceStepBytes = int64(unsafe.Sizeof(TraceStep{})) + 40 + traceStepBytes
 
 // BugSummary counts the distinct bugs of one kind (on one variable, for
 // data races) found but not kept in Result.Bugs (Options.MaxTraces).
@@ -309,7 +318,6 @@ type Bug struct {
 	LocalBudget     int  // the local-instruction bound it was found with (0: the default)
 	NoSpinWait      bool // it was found with Options.NoSpinWait
 	SpuriousWakeups bool // it was found with Options.SpuriousWakeups
-	Trace           []TraceStep
 	// FirstMessage is, when a shorter trace of the same bug replaced the
 	// one first found (and handed to OnBug) and the message changed with
 	// it (another array index, another instance of a thread), the message
@@ -317,6 +325,153 @@ type Bug struct {
 	FirstMessage string
 
 	key string // what an exploration reports once (see explorer.report)
+
+	// A bug keeps its schedule, not its trace: a trace in words takes
+	// about 170 bytes a step, and a step-bound or long racy execution
+	// has up to MaxSteps of them, for each of up to MaxTraces bugs (the
+	// 30,000 distinct races of a long thread took gigabytes). The
+	// trace is rebuilt from the schedule when it is shown (Trace,
+	// TraceRange): the replay is deterministic, and describes the same
+	// steps in the same words as the exploration would have.
+	prog  *ir.Program // the program it was found in, to rebuild the trace
+	trace []TraceStep // the trace built when found (Options.KeepTraces, SetTrace)
+}
+
+// TraceLen is the number of steps of b's trace: its schedule's.
+func (b *Bug) TraceLen() int { return len(b.Schedule) }
+
+// SetTrace gives b a trace in words that Trace returns as it is (a bug
+// built from a saved report, or by a test).
+func (b *Bug) SetTrace(steps []TraceStep) { b.trace = steps }
+
+// Trace describes every step of b's counterexample (see TraceRange).
+func (b *Bug) Trace() ([]TraceStep, error) { return b.TraceRange(0, b.TraceLen()) }
+
+// TraceRange describes steps from to to (0-based, to excluded) of b's
+// counterexample, re-executing its schedule up to step to. Describing
+// a step costs far more than executing it, so showing part of a long
+// trace costs little more than running it.
+func (b *Bug) TraceRange(from, to int) ([]TraceStep, error) {
+	first, _, err := b.traceParts(from, to, to, to)
+	return first, err
+}
+
+// TraceEnds describes the first head and the last tail steps of b's
+// counterexample (with one re-execution of its schedule): first is the
+// whole trace, and last empty, when it has no more than head+tail steps.
+func (b *Bug) TraceEnds(head, tail int) (first, last []TraceStep, err error) {
+	n := b.TraceLen()
+	head, tail = max(head, 0), max(tail, 0)
+	if head+tail >= n {
+		return b.traceParts(0, n, n, n)
+	}
+	return b.traceParts(0, head, n-tail, n)
+}
+
+// traceParts describes steps [a0, a1) and [b0, b1) of b's trace, a1 <= b0,
+// replaying its schedule up to b1.
+func (b *Bug) traceParts(a0, a1, b0, b1 int) ([]TraceStep, []TraceStep, error) {
+	n := b.TraceLen()
+	if b.trace != nil {
+		n = len(b.trace)
+	}
+	clamp := func(i int) int { return min(max(i, 0), n) }
+	a0, a1, b0, b1 = clamp(a0), clamp(a1), clamp(b0), clamp(b1)
+	a1, b1 = max(a0, a1), max(b0, b1)
+	if b.trace != nil {
+		return b.trace[a0:a1], b.trace[b0:b1], nil
+	}
+	if a0 == a1 && b0 == b1 {
+		return nil, nil, nil
+	}
+	if b.prog == nil {
+		return nil, nil, errors.New("the bug carries no program to rebuild its trace from")
+	}
+	// Only the steps described are kept: the others are executed into
+	// one scratch event.
+	firstEvs, lastEvs := make([]interp.Event, a1-a0), make([]interp.Event, b1-b0)
+	var scratch interp.Event
+	at := func(i int) *interp.Event {
+		switch {
+		case i >= a0 && i < a1:
+			return &firstEvs[i-a0]
+		case i >= b0 && i < b1:
+			return &lastEvs[i-b0]
+		}
+		scratch = interp.Event{}
+		return &scratch
+	}
+	m, err := replay(context.Background(), b.prog, b.Schedule[:max(a1, b1)], b.ReplayOptions(), at, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rebuilding the trace of a %s: %w", b.Kind, err)
+	}
+	var first, last []TraceStep
+	if a0 < a1 {
+		first = BuildTrace(b.prog, firstEvs, m)
+	}
+	if b0 < b1 {
+		last = BuildTrace(b.prog, lastEvs, m)
+	}
+	return first, last, nil
+}
+
+// Replay re-executes schedule from the initial state of prog on a fine
+// machine (every access a step), calling visit (if not nil) after each
+// step with the machine standing after it. ro are the settings the
+// schedule was found with. It returns the events, the machine, and an
+// error if the schedule does not fit the program (a thread that does
+// not exist or cannot move, an execution that stopped early) or ctx
+// ended (looked at every 1,024 steps).
+func Replay(ctx context.Context, prog *ir.Program, schedule []int32, ro ReplayOptions, visit func(i int, ev *interp.Event, m *interp.Machine)) ([]interp.Event, *interp.Machine, error) {
+	events := make([]interp.Event, 0, len(schedule))
+	m, err := replay(ctx, prog, schedule, ro, func(int) *interp.Event {
+		events = append(events, interp.Event{})
+		return &events[len(events)-1]
+	}, visit)
+	return events, m, err
+}
+
+// replay is Replay, each step's event stored where at says (which may
+// give the same scratch event again and again for the steps the caller
+// does not keep).
+func replay(ctx context.Context, prog *ir.Program, schedule []int32, ro ReplayOptions, at func(i int) *interp.Event, visit func(i int, ev *interp.Event, m *interp.Machine)) (*interp.Machine, error) {
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait, SpuriousWakeups: ro.SpuriousWakeups})
+	if err != nil {
+		return nil, err
+	}
+	if ro.Choices != nil && len(ro.Choices) < len(schedule) {
+		return m, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
+	}
+	m.ReserveSteps(len(schedule))
+	for i, t := range schedule {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return m, err
+			}
+		}
+		if t < 0 || int(t) >= len(m.Threads) {
+			return m, fmt.Errorf("step %d: no thread %d", i+1, t)
+		}
+		if !m.Enabled(int(t)) {
+			return m, fmt.Errorf("step %d: thread %s cannot move", i+1, m.Threads[t].Name)
+		}
+		alt := 0
+		if ro.Choices != nil {
+			alt = int(ro.Choices[i])
+		}
+		if n := m.Alternatives(int(t)); alt < 0 || alt >= n {
+			return m, fmt.Errorf("step %d: thread %s's step has %d alternatives, not %d", i+1, m.Threads[t].Name, n, alt+1)
+		}
+		ev := at(i)
+		ok := m.StepAlt(int(t), alt, ev)
+		if visit != nil {
+			visit(i, ev, m)
+		}
+		if !ok && i != len(schedule)-1 {
+			return m, fmt.Errorf("step %d: the execution stopped early (%s)", i+1, ev.Message)
+		}
+	}
+	return m, nil
 }
 
 // ReplayOptions are what a replay of a schedule needs besides the
@@ -746,10 +901,14 @@ func (x *Driver) report(kind BugKind, msg string, t int32, r source.Range, steps
 	// even when the exploration stops there (MaxBugs) or cuts it: the
 	// statistics must not say less than the trace shows.
 	x.Stats.MaxDepth = max(x.Stats.MaxDepth, fine)
-	cost := int64(fine) * traceStepBytes
+	perStep := int64(traceStepBytes)
+	if x.Opts.KeepTraces {
+		perStep = keptTraceStepBytes
+	}
+	cost := int64(fine) * perStep
 	if old {
 		// A shorter trace of a kept bug: keep it if its memory allows.
-		cost -= int64(len(x.Res.Bugs[i].Schedule)) * traceStepBytes
+		cost -= int64(len(x.Res.Bugs[i].Schedule)) * perStep
 	} else if len(x.Res.Bugs) >= x.maxTraces() || (x.Opts.MaxMemory > 0 && len(x.Res.Bugs) > 0 && x.traceBytes+cost > x.Opts.MaxMemory/4) {
 		// Beyond the bugs kept with a trace: counted and summarised.
 		x.bugAt[key] = -1
@@ -780,8 +939,11 @@ func (x *Driver) report(kind BugKind, msg string, t int32, r source.Range, steps
 			}
 		}
 	}
-	b.Trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
-	x.checkSoon() // that may have taken long
+	b.prog = x.Prog
+	if x.Opts.KeepTraces {
+		b.trace = BuildTrace(x.Prog, x.Evs[:steps], x.M)
+		x.checkSoon() // that may have taken long
+	}
 	if old {
 		prev := x.Res.Bugs[i]
 		b.FirstMessage = prev.FirstMessage
