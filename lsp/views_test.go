@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"weft/engine/ir"
 	"weft/internal/z3"
+	"weft/replay"
 )
 
 // What the client is shown: verdicts that name their assumptions, nothing
@@ -502,5 +504,50 @@ func TestAssumedVerdictKeptWhenIncomplete(t *testing.T) {
 	}
 	if len(st.Assumptions) != 0 {
 		t.Errorf("assumptions %q of a check that ran without them", st.Assumptions)
+	}
+}
+
+// Two servers (two editors) write their counterexamples into the one
+// replay directory, and their counters of versions and bugs both start
+// at 1: two models named alike (or one model's two texts) must not share
+// a file, or a client would open the other one's trace. A file's name
+// is the same only for the same text.
+func TestReplayFilesApart(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(msg string) *replay.Document {
+		return &replay.Document{Kind: "assertion", Message: msg, Version: 1, BugID: "bug-1"}
+	}
+	p1, text1, err := writeReplay(dir, "lost_update.weft", doc("an increment was lost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, text2, err := writeReplay(dir, "lost_update.weft", doc("the counter went negative"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 == p2 {
+		t.Errorf("two different counterexamples both written to %s", p1)
+	}
+	for _, f := range []struct {
+		path string
+		text []byte
+	}{{p1, text1}, {p2, text2}} {
+		got, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, f.text) {
+			t.Errorf("%s holds\n%s\nnot the counterexample written there:\n%s", f.path, got, f.text)
+		}
+	}
+	p3, _, err := writeReplay(dir, "lost_update.weft", doc("an increment was lost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3 != p1 {
+		t.Errorf("the same counterexample written again went to %s, not %s", p3, p1)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 2 {
+		t.Errorf("the directory holds %v, want the two counterexamples only", files)
 	}
 }
