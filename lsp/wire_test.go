@@ -39,6 +39,7 @@ type wire struct {
 	answers   []wireAnswer            // every response, in order
 	notes     []wireMessage           // the server's notifications, in order
 	requests  int                     // the server's requests to the client
+	sequence  []string                // what the server wrote, in order: "request METHOD", "answer ID", "note METHOD"
 	badOutput []string                // frames the server wrote that are not JSON-RPC
 	stuck     string                  // the goroutines when a write could not complete
 	log       bytes.Buffer            // the server's own log
@@ -145,7 +146,7 @@ func (w *wire) readOutput(out io.ReadCloser) {
 			// A request of the server (codeLens/refresh, progress/create):
 			// answer it, from another goroutine, as a client would; the
 			// test may be in the middle of writing a long frame.
-			w.record(func() { w.requests++ })
+			w.record(func() { w.requests++; w.sequence = append(w.sequence, "request "+m.Method) })
 			id := append(json.RawMessage(nil), m.ID...)
 			go func() { _ = w.writeRaw(frame([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":null}`))) }()
 		case m.Method == "":
@@ -153,9 +154,10 @@ func (w *wire) readOutput(out io.ReadCloser) {
 			w.record(func() {
 				w.responses[string(m.ID)] = r
 				w.answers = append(w.answers, wireAnswer{ID: string(m.ID), wireResponse: r})
+				w.sequence = append(w.sequence, "answer "+string(m.ID))
 			})
 		default:
-			w.record(func() { w.notes = append(w.notes, m) })
+			w.record(func() { w.notes = append(w.notes, m); w.sequence = append(w.sequence, "note "+m.Method) })
 		}
 	}
 }
