@@ -61,6 +61,9 @@ type Server struct {
 	synth *synthPool
 	// methods are the methods a client may send (LSP's, client to server).
 	methods map[string]bool
+	// lensRefresh and hintRefresh send the refresh requests, one of
+	// each kind at a time.
+	lensRefresh, hintRefresh refresher
 	// stream is the connection's framing: shutdown silences it.
 	stream *stream
 	// cancelRequest cancels the request with an id, if it still runs.

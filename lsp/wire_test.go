@@ -40,9 +40,12 @@ type wire struct {
 	notes     []wireMessage           // the server's notifications, in order
 	requests  int                     // the server's requests to the client
 	sequence  []string                // what the server wrote, in order: "request METHOD", "answer ID", "note METHOD"
-	badOutput []string                // frames the server wrote that are not JSON-RPC
-	stuck     string                  // the goroutines when a write could not complete
-	log       bytes.Buffer            // the server's own log
+	// holdRequests: the server's requests are never answered (a client
+	// that is slow, or does not answer).
+	holdRequests bool
+	badOutput    []string     // frames the server wrote that are not JSON-RPC
+	stuck        string       // the goroutines when a write could not complete
+	log          bytes.Buffer // the server's own log
 }
 
 // lspError is a JSON-RPC error as a client reads it.
@@ -148,6 +151,12 @@ func (w *wire) readOutput(out io.ReadCloser) {
 			// test may be in the middle of writing a long frame.
 			w.record(func() { w.requests++; w.sequence = append(w.sequence, "request "+m.Method) })
 			id := append(json.RawMessage(nil), m.ID...)
+			w.mu.Lock()
+			hold := w.holdRequests
+			w.mu.Unlock()
+			if hold {
+				continue
+			}
 			go func() { _ = w.writeRaw(frame([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":null}`))) }()
 		case m.Method == "":
 			r := wireResponse{Result: m.Result, Error: m.Error}
