@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -549,5 +552,49 @@ func TestReplayFilesApart(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 2 {
 		t.Errorf("the directory holds %v, want the two counterexamples only", files)
+	}
+}
+
+// No answer comes from an older version than the document's: when the
+// latest text is not analysed within snapshotFor's wait, a request is
+// answered ContentModified (LSP's code for it; clients ask again), not
+// from the older snapshot, whose positions and edits are of another
+// text (a formatting edit of the older text, applied to the newer one,
+// undid the edit).
+func TestNoAnswerFromAnOlderVersion(t *testing.T) {
+	const text = "var   x int\n\nthread t {\n    x = 1\n}\n"
+	u := uri.URI("file:///test/older.weft")
+	for _, c := range []struct {
+		name string
+		ask  func(s *Server, ctx context.Context) (any, error)
+	}{
+		{"formatting", func(s *Server, ctx context.Context) (any, error) {
+			return s.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+		}},
+		{"hover", func(s *Server, ctx context.Context) (any, error) {
+			return s.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 4}}})
+		}},
+		{"rename", func(s *Server, ctx context.Context) (any, error) {
+			return s.Rename(ctx, &protocol.RenameParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 4}}, NewName: "y"})
+		}},
+	} {
+		for _, version := range []int32{1, 2} {
+			t.Run(fmt.Sprintf("%s, document version %d", c.name, version), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				s := &Server{ctx: ctx, docs: map[uri.URI]*document{}}
+				s.docs[u] = &document{s: s, uri: u, ctx: ctx, version: version, snap: newSnapshot(ctx, "older.weft", 1, []byte(text))}
+				res, err := c.ask(s, ctx)
+				var rpcErr *jsonrpc2.Error
+				switch {
+				case version == 1 && err != nil:
+					t.Errorf("the latest version: %v", err)
+				case version == 1 && reflect.ValueOf(res).IsNil():
+					t.Errorf("the latest version: no answer")
+				case version == 2 && !(errors.As(err, &rpcErr) && rpcErr.Code == protocol.CodeContentModified):
+					t.Errorf("a newer version not analysed: answered %+v, %v; want ContentModified", res, err)
+				}
+			})
+		}
 	}
 }
