@@ -25,11 +25,22 @@ type Options struct {
 	Replay replay.Options // the bounds of a document built from a report
 
 	panicOn string // tests: the command whose handler panics
+	// beforeRequest, if set, runs before each request is dispatched, in
+	// its context (tests hold a request with it).
+	beforeRequest func(ctx context.Context, command string)
+	// backlogBytes bounds the bytes of the requests read ahead (0:
+	// maxBacklogBytes; tests make it small).
+	backlogBytes int
 }
 
-// maxBacklog bounds the requests read ahead while one is being handled:
-// past it the reading waits (the client's writes block, not our memory).
-const maxBacklog = 1024
+// maxBacklog and maxBacklogBytes bound the requests read ahead while
+// one is being handled: past either the reading waits (the client's
+// writes block, not our memory). The count alone let 1,024 messages of
+// up to maxMessage each be held.
+const (
+	maxBacklog      = 1024
+	maxBacklogBytes = 64 << 20
+)
 
 // Serve runs one debug session: it reads requests from in and writes
 // responses and events to out until the client disconnects (nil), the
@@ -79,15 +90,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		go func() { r.done <- s.handle(rctx, body) }()
 		return r
 	}
+	backlogLimit := opts.backlogBytes
+	if backlogLimit <= 0 {
+		backlogLimit = maxBacklogBytes
+	}
 	var (
-		backlog [][]byte
-		cur     *running
-		readErr error   // the end of the input (io.EOF) or a read error
-		input   = reads // nil once the input ended
+		backlog      [][]byte
+		backlogBytes int // of backlog's bodies
+		cur          *running
+		readErr      error   // the end of the input (io.EOF) or a read error
+		input        = reads // nil once the input ended
 	)
 	for {
 		if cur == nil && len(backlog) > 0 {
 			cur = start(backlog[0])
+			backlogBytes -= len(backlog[0])
+			backlog[0] = nil
 			backlog = backlog[1:]
 			// What interrupts it may have been read already (while the
 			// request before it ran).
@@ -108,7 +126,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 			done = cur.done
 		}
 		next := input
-		if len(backlog) >= maxBacklog {
+		if len(backlog) >= maxBacklog || backlogBytes >= backlogLimit {
 			next = nil // the client waits
 		}
 		select {
@@ -136,6 +154,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 				cur.cancel()
 			}
 			backlog = append(backlog, r.body)
+			backlogBytes += len(r.body)
 		}
 	}
 }
@@ -263,6 +282,9 @@ func (s *session) dispatchSafely(req *envelope) (body any, done bool, err error)
 	}()
 	if s.panicOn != "" && req.Command == s.panicOn {
 		panic("a test asked for it")
+	}
+	if s.beforeRequest != nil {
+		s.beforeRequest(s.ctx, req.Command)
 	}
 	return s.dispatch(req)
 }

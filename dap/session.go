@@ -59,6 +59,8 @@ type session struct {
 	nextBP      int
 
 	panicOn string // see Options
+	// beforeRequest: see Options.
+	beforeRequest func(ctx context.Context, command string)
 }
 
 // breakpoint is a source breakpoint on a line (0-based).
@@ -69,7 +71,7 @@ type breakpoint struct {
 
 func newSession(ctx context.Context, out io.Writer, opts Options) *session {
 	return &session{ctx: ctx, out: out, log: opts.Log, opts: opts.Replay, linesAt1: true, columnsAt1: true,
-		breakpoints: map[string][]breakpoint{}, panicOn: opts.panicOn}
+		breakpoints: map[string][]breakpoint{}, panicOn: opts.panicOn, beforeRequest: opts.beforeRequest}
 }
 
 // dispatch runs one request. Events it causes are queued (emit) and sent

@@ -138,7 +138,7 @@ func (d *document) analyse() *snapshot {
 	d.publishLocked()
 	if d.hintsWithheld && d.s.caps.inlayHintRefresh {
 		d.hintsWithheld = false
-		go func() { _ = d.s.client.InlayHintRefresh(d.s.ctx) }()
+		d.s.refreshHints()
 	}
 	return snap
 }

@@ -129,7 +129,11 @@ func (w syncWriter) Write(p []byte) (int, error) {
 }
 
 func (c *testClient) connect(rw io.ReadWriteCloser) {
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rw), jsonrpc2.WithCodec(codec{}))
+	// The server's stream, not the library's header stream: that one
+	// reads every frame into one buffer it reuses, and a result decoded
+	// from it ([]CommandOrCodeAction) kept strings of the frames after it
+	// (a code action's title read "s/refresh\",\"id\":5}…").
+	c.conn = jsonrpc2.NewConn(newStream(rw, rw, rw, func(error) {}), jsonrpc2.WithCodec(codec{}))
 	inner := protocol.ClientHandler(c, jsonrpc2.MethodNotFoundHandler)
 	c.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if strings.HasPrefix(req.Method(), "weft/") {

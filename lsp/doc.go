@@ -116,8 +116,10 @@
 // $/cancelRequest is the server's own: a cancel whose id is not a string
 // or an integer, or that has no params, is logged and ignored. Shutdown
 // is recorded on the reading goroutine before the next message is read,
-// so after it a didOpen or didChange starts nothing; exit ends the
-// process, with code 0 after shutdown and 1 without.
+// so after it a didOpen or didChange starts nothing, and from then on
+// the stream writes only answers (a refresh or status a goroutine sends
+// late is dropped); exit ends the process, with code 0 after shutdown
+// and 1 without.
 //
 // The server never reads a document's URI: the text is didOpen's and the
 // edits', so a URI naming a FIFO or a device file is harmless.

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sync"
@@ -287,10 +288,13 @@ func (s *Server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 // DidSave is accepted: the text is already known from the edits.
 func (s *Server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
 
-// snapshotFor returns the latest analysed snapshot of an open document,
-// waiting (up to a second, or until ctx ends) for the analysis of its
-// latest text when that is still running, so that a request right after an
-// edit sees the edit.
+// snapshotFor returns the analysed snapshot of an open document's
+// latest text, waiting (up to a second, or until ctx ends) for its
+// analysis when that is still running, so that a request right after an
+// edit sees the edit. When it is not done by then the answer is
+// ContentModified (the client asks again), never one from an older
+// snapshot: its positions and edits are of another text (a formatting
+// edit of it, applied to the newer text, would undo the edit).
 func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) {
 	d := s.doc(u)
 	if d == nil {
@@ -301,8 +305,11 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 		d.mu.Lock()
 		snap, version := d.snap, d.version
 		d.mu.Unlock()
-		if snap != nil && (snap.version == version || time.Now().After(deadline)) {
+		if snap != nil && snap.version == version {
 			return snap, nil
+		}
+		if snap != nil && time.Now().After(deadline) {
+			return nil, protocol.ErrContentModified
 		}
 		select {
 		case <-ctx.Done():
@@ -318,7 +325,7 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 // from an older version than the document's (inlay hints): nil, and no
 // error, when the analysis of the latest text is not done in time.
 func (s *Server) latestSnapshot(ctx context.Context, u uri.URI) (*snapshot, error) {
-	if _, err := s.snapshotFor(ctx, u); err != nil {
+	if _, err := s.snapshotFor(ctx, u); err != nil && !errors.Is(err, protocol.ErrContentModified) {
 		return nil, err
 	}
 	d := s.doc(u)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -194,7 +195,14 @@ const methodStatus = "weft/status"
 
 func (s *Server) refreshLenses() {
 	if s.caps.codeLensRefresh {
-		go func() { _ = s.client.CodeLensRefresh(s.ctx) }()
+		s.lensRefresh.request(s.ctx, s.client.CodeLensRefresh)
+	}
+}
+
+// refreshHints asks the client to ask for the inlay hints again.
+func (s *Server) refreshHints() {
+	if s.caps.inlayHintRefresh {
+		s.hintRefresh.request(s.ctx, s.client.InlayHintRefresh)
 	}
 }
 
@@ -203,9 +211,41 @@ func (s *Server) refreshLenses() {
 // the refresh requests: otherwise it asks again after an edit anyway).
 func (s *Server) refreshVersion() {
 	s.refreshLenses()
-	if s.caps.inlayHintRefresh {
-		go func() { _ = s.client.InlayHintRefresh(s.ctx) }()
+	s.refreshHints()
+}
+
+// refresher sends one kind of refresh request, one at a time: one asked
+// for while another waits for its answer is sent once that is answered
+// (one for all asked meanwhile), so a client slow to answer, or that
+// never does, holds one request and one goroutine, not one per edit.
+type refresher struct {
+	mu    sync.Mutex
+	busy  bool // a request is out
+	again bool // another was asked for meanwhile
+}
+
+func (r *refresher) request(ctx context.Context, send func(context.Context) error) {
+	r.mu.Lock()
+	if r.busy {
+		r.again = true
+		r.mu.Unlock()
+		return
 	}
+	r.busy = true
+	r.mu.Unlock()
+	go func() {
+		for {
+			_ = send(ctx)
+			r.mu.Lock()
+			if !r.again || ctx.Err() != nil {
+				r.busy, r.again = false, false
+				r.mu.Unlock()
+				return
+			}
+			r.again = false
+			r.mu.Unlock()
+		}
+	}()
 }
 
 // bugReport is a bug as the server keeps it: copied out of the engine's

@@ -61,6 +61,11 @@ type Server struct {
 	synth *synthPool
 	// methods are the methods a client may send (LSP's, client to server).
 	methods map[string]bool
+	// lensRefresh and hintRefresh send the refresh requests, one of
+	// each kind at a time.
+	lensRefresh, hintRefresh refresher
+	// stream is the connection's framing: shutdown silences it.
+	stream *stream
 	// cancelRequest cancels the request with an id, if it still runs.
 	cancelRequest func(jsonrpc2.ID)
 	// tokenIndex maps query.TokenType to the legend's index when the
@@ -123,6 +128,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, o
 	s.synth = newSynthPool(s.settings.maxConcurrent(), opts.onSynthesis)
 	s.methods = clientMethods()
 	st := newStream(in, out, closer, func(err error) { s.logf("skipped: %v", err) })
+	s.stream = st
 	s.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
 	s.client = protocol.ClientDispatcher(s.conn)
 	s.inner = protocol.ServerHandler(s, nil)
@@ -211,6 +217,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	initialized, shutdown := s.initialized, s.shutdown
 	if initialized && method == protocol.MethodShutdown && isCall {
 		s.shutdown = true // what follows sees it (this request still runs)
+		s.stream.silence()
 	}
 	s.mu.Unlock()
 	if isCall {

@@ -3,7 +3,9 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,13 +60,40 @@ func writeReplay(dir, name string, doc *replay.Document) (string, []byte, error)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", nil, fmt.Errorf("the replay directory: %w", err)
 	}
-	base := unsafeName.ReplaceAllString(fmt.Sprintf("%s-v%d-%s", strings.TrimSuffix(name, ".weft"), doc.Version, doc.BugID), "_")
+	// The name ends with a hash of the text: every server writes here,
+	// and each counts versions and bugs from 1, so the model's name, the
+	// version and the bug's id alone name two servers' counterexamples
+	// (or two models named alike) the same, and a client would open the
+	// other's. Alike names now mean alike texts.
+	sum := sha256.Sum256(buf.Bytes())
+	base := unsafeName.ReplaceAllString(fmt.Sprintf("%s-v%d-%s-%x", strings.TrimSuffix(name, ".weft"), doc.Version, doc.BugID, sum[:6]), "_")
 	path := filepath.Join(dir, base+".replay.txt")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+	if err := writeFileAtomic(dir, path, buf.Bytes()); err != nil {
 		return "", nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	pruneReplays(dir, path)
 	return path, buf.Bytes(), nil
+}
+
+// writeFileAtomic writes data to path through a temporary file of dir
+// renamed over it, so that a client opening path (or another server
+// writing it) never sees a text half written.
+func writeFileAtomic(dir, path string, data []byte) error {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
 }
 
 // pruneReplays removes the oldest counterexamples of dir past

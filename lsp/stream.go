@@ -36,6 +36,21 @@ type stream struct {
 
 	writeMu sync.Mutex
 	buf     []byte
+	// quiet: the session is shutting down, and the server's own requests
+	// and notifications are dropped (silence); only answers are written.
+	quiet bool
+}
+
+// silence drops every request and notification of the server written
+// from now on: after shutdown the server says nothing unasked, though a
+// goroutine started before it (a refresh, a status) sends on. Such a
+// request is never answered; its caller waits for its context, which
+// the session's end ends. It is dropped without an error, which the
+// library would take for a broken connection.
+func (s *stream) silence() {
+	s.writeMu.Lock()
+	s.quiet = true
+	s.writeMu.Unlock()
 }
 
 func newStream(in io.Reader, out io.Writer, closer io.Closer, garbage func(error)) *stream {
@@ -256,6 +271,14 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	body := jsonrpc2.AppendMessage(s.buf[:0], msg)
+	if s.quiet {
+		// The library's own message types are not exported: what the
+		// body is says whether it is an answer.
+		if v, err := jsonrpc2.ScanMessageView(body); err == nil && (v.Kind == jsonrpc2.MessageViewCall || v.Kind == jsonrpc2.MessageViewNotification) {
+			s.buf = body[:0]
+			return 0, nil
+		}
+	}
 	framed := framing.Append(make([]byte, 0, len(body)+32), body)
 	if cap(body) <= 1<<20 {
 		s.buf = body[:0] // keep a buffer of ordinary size for the next message

@@ -1,21 +1,26 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"weft/engine/ir"
 	"weft/internal/z3"
+	"weft/replay"
 )
 
 // What the client is shown: verdicts that name their assumptions, nothing
@@ -502,5 +507,94 @@ func TestAssumedVerdictKeptWhenIncomplete(t *testing.T) {
 	}
 	if len(st.Assumptions) != 0 {
 		t.Errorf("assumptions %q of a check that ran without them", st.Assumptions)
+	}
+}
+
+// Two servers (two editors) write their counterexamples into the one
+// replay directory, and their counters of versions and bugs both start
+// at 1: two models named alike (or one model's two texts) must not share
+// a file, or a client would open the other one's trace. A file's name
+// is the same only for the same text.
+func TestReplayFilesApart(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(msg string) *replay.Document {
+		return &replay.Document{Kind: "assertion", Message: msg, Version: 1, BugID: "bug-1"}
+	}
+	p1, text1, err := writeReplay(dir, "lost_update.weft", doc("an increment was lost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, text2, err := writeReplay(dir, "lost_update.weft", doc("the counter went negative"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 == p2 {
+		t.Errorf("two different counterexamples both written to %s", p1)
+	}
+	for _, f := range []struct {
+		path string
+		text []byte
+	}{{p1, text1}, {p2, text2}} {
+		got, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, f.text) {
+			t.Errorf("%s holds\n%s\nnot the counterexample written there:\n%s", f.path, got, f.text)
+		}
+	}
+	p3, _, err := writeReplay(dir, "lost_update.weft", doc("an increment was lost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3 != p1 {
+		t.Errorf("the same counterexample written again went to %s, not %s", p3, p1)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 2 {
+		t.Errorf("the directory holds %v, want the two counterexamples only", files)
+	}
+}
+
+// No answer comes from an older version than the document's: when the
+// latest text is not analysed within snapshotFor's wait, a request is
+// answered ContentModified (LSP's code for it; clients ask again), not
+// from the older snapshot, whose positions and edits are of another
+// text (a formatting edit of the older text, applied to the newer one,
+// undid the edit).
+func TestNoAnswerFromAnOlderVersion(t *testing.T) {
+	const text = "var   x int\n\nthread t {\n    x = 1\n}\n"
+	u := uri.URI("file:///test/older.weft")
+	for _, c := range []struct {
+		name string
+		ask  func(s *Server, ctx context.Context) (any, error)
+	}{
+		{"formatting", func(s *Server, ctx context.Context) (any, error) {
+			return s.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+		}},
+		{"hover", func(s *Server, ctx context.Context) (any, error) {
+			return s.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 4}}})
+		}},
+		{"rename", func(s *Server, ctx context.Context) (any, error) {
+			return s.Rename(ctx, &protocol.RenameParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: protocol.Position{Line: 3, Character: 4}}, NewName: "y"})
+		}},
+	} {
+		for _, version := range []int32{1, 2} {
+			t.Run(fmt.Sprintf("%s, document version %d", c.name, version), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				s := &Server{ctx: ctx, docs: map[uri.URI]*document{}}
+				s.docs[u] = &document{s: s, uri: u, ctx: ctx, version: version, snap: newSnapshot(ctx, "older.weft", 1, []byte(text))}
+				res, err := c.ask(s, ctx)
+				var rpcErr *jsonrpc2.Error
+				switch {
+				case version == 1 && err != nil:
+					t.Errorf("the latest version: %v", err)
+				case version == 1 && reflect.ValueOf(res).IsNil():
+					t.Errorf("the latest version: no answer")
+				case version == 2 && !(errors.As(err, &rpcErr) && rpcErr.Code == protocol.CodeContentModified):
+					t.Errorf("a newer version not analysed: answered %+v, %v; want ContentModified", res, err)
+				}
+			})
+		}
 	}
 }

@@ -39,9 +39,13 @@ type wire struct {
 	answers   []wireAnswer            // every response, in order
 	notes     []wireMessage           // the server's notifications, in order
 	requests  int                     // the server's requests to the client
-	badOutput []string                // frames the server wrote that are not JSON-RPC
-	stuck     string                  // the goroutines when a write could not complete
-	log       bytes.Buffer            // the server's own log
+	sequence  []string                // what the server wrote, in order: "request METHOD", "answer ID", "note METHOD"
+	// holdRequests: the server's requests are never answered (a client
+	// that is slow, or does not answer).
+	holdRequests bool
+	badOutput    []string     // frames the server wrote that are not JSON-RPC
+	stuck        string       // the goroutines when a write could not complete
+	log          bytes.Buffer // the server's own log
 }
 
 // lspError is a JSON-RPC error as a client reads it.
@@ -145,17 +149,24 @@ func (w *wire) readOutput(out io.ReadCloser) {
 			// A request of the server (codeLens/refresh, progress/create):
 			// answer it, from another goroutine, as a client would; the
 			// test may be in the middle of writing a long frame.
-			w.record(func() { w.requests++ })
+			w.record(func() { w.requests++; w.sequence = append(w.sequence, "request "+m.Method) })
 			id := append(json.RawMessage(nil), m.ID...)
+			w.mu.Lock()
+			hold := w.holdRequests
+			w.mu.Unlock()
+			if hold {
+				continue
+			}
 			go func() { _ = w.writeRaw(frame([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":null}`))) }()
 		case m.Method == "":
 			r := wireResponse{Result: m.Result, Error: m.Error}
 			w.record(func() {
 				w.responses[string(m.ID)] = r
 				w.answers = append(w.answers, wireAnswer{ID: string(m.ID), wireResponse: r})
+				w.sequence = append(w.sequence, "answer "+string(m.ID))
 			})
 		default:
-			w.record(func() { w.notes = append(w.notes, m) })
+			w.record(func() { w.notes = append(w.notes, m); w.sequence = append(w.sequence, "note "+m.Method) })
 		}
 	}
 }

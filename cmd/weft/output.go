@@ -176,7 +176,23 @@ func replayHint(c *checked, i int) string {
 		}
 		return hint
 	}
-	return "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs()
+	return "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs() + cutArgs(c)
+}
+
+// cutArgs are the budget flags of a check that its time or memory
+// budget cut: the bugs and traces of such a check are those found when
+// it stopped, so the re-run of a --bug hint must stop likewise (weft
+// replay then says the trace may differ) rather than run on under the
+// default budget to another trace of the bug.
+func cutArgs(c *checked) string {
+	switch c.res.Stopped {
+	case "timeout":
+		return " --timeout " + c.flags.timeout.String()
+	case engine.StoppedMemory:
+		b := byteSize(c.flags.memoryBudget())
+		return " --max-memory " + b.String()
+	}
+	return ""
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weft/analysis/lower"
+	"weft/engine"
 )
 
 // replayStepRE matches a step of weft replay's output: its number, thread
@@ -116,4 +118,36 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return src
+}
+
+// A check cut by its time or memory budget numbers its bugs and keeps
+// their traces as far as it got: its --bug hint re-runs with the same
+// budget, so that the re-run stops likewise and weft replay says its
+// trace may differ, instead of running on under the default budget to
+// another (shorter) trace of bug N without a word.
+func TestReplayHintCarriesTheBudgetThatCut(t *testing.T) {
+	long := make([]int32, 2*maxHintSchedule)
+	for i := range long {
+		long[i] = int32(i % 2)
+	}
+	for _, c := range []struct {
+		name    string
+		flags   checkFlags
+		stopped string
+		want    string
+	}{
+		{"complete", checkFlags{algo: "sdpor", timeout: 10 * time.Second}, "", "weft replay m.weft --bug 1 --algo sdpor"},
+		{"cut by time", checkFlags{algo: "sdpor", timeout: 10 * time.Second}, "timeout", "weft replay m.weft --bug 1 --algo sdpor --timeout 10s"},
+		{"cut by time, no budget given", checkFlags{algo: "sdpor", timeout: defaultTimeout}, "timeout", "weft replay m.weft --bug 1 --algo sdpor --timeout " + defaultTimeout.String()},
+		{"cut by memory", checkFlags{algo: "sdpor", maxMemory: 1 << 30}, engine.StoppedMemory, "weft replay m.weft --bug 1 --algo sdpor --max-memory 1GB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.flags
+			f.maxSteps = engine.DefaultMaxSteps
+			ch := &checked{path: "m.weft", flags: &f, res: &engine.Result{Complete: c.stopped == "", Stopped: c.stopped, Bugs: []*engine.Bug{{Schedule: long}}}}
+			if got := replayHint(ch, 0); got != c.want {
+				t.Errorf("hint %q, want %q", got, c.want)
+			}
+		})
+	}
 }
