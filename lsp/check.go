@@ -280,6 +280,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 			d.addBug(snap, b, true)
 		}
 	}
+	d.publishBugs(snap)
 	return res
 }
 
@@ -363,6 +364,10 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 	}
 	verdict, warnings := engine.Verdict(snap.loaded.Exec, res)
 	st.Warnings = warnings
+	for _, o := range res.Omitted {
+		st.OmittedBugs += o.Count
+		st.Warnings = append(st.Warnings, "not shown: "+o.String())
+	}
 	switch verdict {
 	case engine.StatusBugs:
 		st.State = stateBugs

@@ -135,6 +135,10 @@ type document struct {
 	// analysed in time and was answered with none; the client is asked
 	// again once it is.
 	hintsWithheld bool
+	// publishedAt is when the diagnostics were last published, and
+	// publishTimer, when not nil, a publication due (see publishSoonLocked).
+	publishedAt  time.Time
+	publishTimer *time.Timer
 }
 
 type docCommand int

@@ -55,6 +55,10 @@ type status struct {
 	// (run without it) could not confirm: "verified, assuming no
 	// overflow (1 execution, cdpor)".
 	Earlier string `json:"earlier,omitempty"`
+	// OmittedBugs counts the distinct bugs the check found beyond those
+	// it kept with a trace (engine.Result.Omitted: 100 are kept); the
+	// warnings summarise them per kind and variable.
+	OmittedBugs int64 `json:"omittedBugs,omitempty"`
 }
 
 // words says the status as a person reads it.
@@ -96,6 +100,9 @@ func (st status) stateWords() string {
 		return "⚠ Not verified: " + w
 	case stateBugs:
 		s := plural(st.Bugs, "bug")
+		if st.OmittedBugs > 0 {
+			s = fmt.Sprintf("%s bugs, %d shown", groupDigits(int64(st.Bugs)+st.OmittedBugs), st.Bugs)
+		}
 		if st.Complete {
 			a := ""
 			if w := st.assuming(); w != "" {
@@ -275,8 +282,9 @@ func (b *bugReport) key() string {
 }
 
 // addBug records a bug of snap (if snap is still current) and publishes
-// it. final marks the exploration's own list, whose traces replace those
-// streamed in.
+// it soon (publishSoonLocked). final marks the exploration's own list,
+// whose traces replace those streamed in; the caller publishes once
+// after the list (publishBugs).
 func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
 	r := &bugReport{
 		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range,
@@ -301,21 +309,64 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
 			if final && len(r.schedule) <= len(old.schedule) {
 				r.id = old.id
 				d.bugs[i] = r
-				d.publishLocked()
 			}
 			return
 		}
 	}
 	r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
 	d.bugs = append(d.bugs, r)
-	d.publishLocked()
+	if !final {
+		d.publishSoonLocked()
+	}
 	d.s.refreshLenses()
+}
+
+// publishInterval bounds how often the bugs streamed in while a check
+// runs are published: each publication carries every bug found so far
+// with its steps, so publishing at each of a hundred bugs sent megabytes
+// and held the exploring goroutine for seconds.
+const publishInterval = 100 * time.Millisecond
+
+// publishSoonLocked publishes the diagnostics now if the last
+// publication is publishInterval old, and otherwise once it is. d.mu is
+// held.
+func (d *document) publishSoonLocked() {
+	if d.publishTimer != nil {
+		return // due already
+	}
+	wait := publishInterval - time.Since(d.publishedAt)
+	if wait <= 0 {
+		d.publishLocked()
+		return
+	}
+	d.publishTimer = time.AfterFunc(wait, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.publishTimer = nil
+		d.publishLocked()
+	})
+}
+
+// publishBugs publishes the diagnostics at once (after a check's final
+// list of bugs).
+func (d *document) publishBugs(snap *snapshot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
+		return
+	}
+	d.publishLocked()
 }
 
 // publishLocked publishes the diagnostics of d.snap: the static ones and
 // the bugs found so far. d.mu is held, so no edit can slip in between the
 // check that the snapshot is current and the publication.
 func (d *document) publishLocked() {
+	if d.publishTimer != nil {
+		d.publishTimer.Stop() // this publication is the one due
+		d.publishTimer = nil
+	}
+	d.publishedAt = time.Now()
 	snap := d.snap
 	if snap == nil || snap.version != d.version {
 		return

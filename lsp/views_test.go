@@ -598,3 +598,28 @@ func TestNoAnswerFromAnOlderVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestOmittedBugsCounted: a model with more distinct bugs than the engine
+// keeps with traces (100) says how many it found, not only how many it
+// shows, and summarises the others in the status's warnings.
+func TestOmittedBugsCounted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("var x int\n\nthread a {\n")
+	for i := range 104 {
+		fmt.Fprintf(&b, "    x = %d\n", i)
+	}
+	b.WriteString("}\n\nthread b {\n    x = 1\n}\n")
+	cl := startServer(t, map[string]any{"escalate": false, "quickBudgetMs": 120_000})
+	u := cl.open("races.weft", b.String())
+	var st status
+	cl.waitFor("a complete check", 120*time.Second, func() bool {
+		st, _ = cl.latestStatus(u)
+		return st.State == stateBugs && st.Complete
+	})
+	if st.Bugs != 100 || st.OmittedBugs != 4 || !strings.Contains(st.Message, "104 bugs, 100 shown") {
+		t.Errorf("status: %d bugs, %d omitted, %q; want 100 shown of 104", st.Bugs, st.OmittedBugs, st.Message)
+	}
+	if !slices.ContainsFunc(st.Warnings, func(w string) bool { return strings.Contains(w, "4 more data races on x") }) {
+		t.Errorf("warnings %q: want the 4 races not shown summarised", st.Warnings)
+	}
+}

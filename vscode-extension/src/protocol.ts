@@ -54,6 +54,11 @@ export interface WeftStatus {
    * could not confirm ("verified, assuming no overflow (1 execution, cdpor)").
    */
   earlier?: string;
+  /**
+   * The distinct bugs found beyond those kept with a trace (the server
+   * keeps 100); the warnings summarise them. Absent: none.
+   */
+  omittedBugs?: number;
 }
 
 /** A named value in a trace state ("x" → "3", "a" → "{0, 7, 7}"). */

@@ -79,7 +79,8 @@ export function statusView(st: WeftStatus): StatusView {
       return { text: '$(warning) Weft: not verified (nothing checked)', tooltip: tooltip(), background: 'warning' };
     case 'bugs': {
       const rest = st.complete ? '' : st.why ? ` (incomplete: ${st.why})` : ' (incomplete)';
-      return { text: `$(bug) Weft: ${plural(st.bugs, 'bug')}${rest}`, tooltip: tooltip(st.complete ? rests : undefined), background: 'error' };
+      const found = st.omittedBugs ? `${st.bugs + st.omittedBugs} bugs, ${st.bugs} shown` : plural(st.bugs, 'bug');
+      return { text: `$(bug) Weft: ${found}${rest}`, tooltip: tooltip(st.complete ? rests : undefined), background: 'error' };
     }
     case 'incomplete':
       return {

@@ -16,6 +16,7 @@ const cases: Array<{ name: string; status: WeftStatus; text: RegExp; background?
   { name: 'a verified status that is not complete never says verified', status: st({ state: 'verified', complete: false }), text: /incomplete/, notText: /verified/, background: 'warning' },
   { name: 'vacuous is not verified', status: st({ state: 'vacuous', complete: true, warnings: ['every execution is blocked by an assume'] }), text: /not verified/, tooltip: /assume/, background: 'warning' },
   { name: 'one bug, exploration complete', status: st({ state: 'bugs', bugs: 1, complete: true }), text: /^\$\(bug\) Weft: 1 bug$/, background: 'error' },
+  { name: 'bugs beyond those kept are counted, not hidden', status: st({ state: 'bugs', bugs: 100, omittedBugs: 29900, why: 'time budget' }), text: /30000 bugs, 100 shown \(incomplete: time budget\)/, background: 'error' },
   { name: 'bugs, incomplete says why', status: st({ state: 'bugs', bugs: 3, why: 'time budget' }), text: /3 bugs \(incomplete: time budget\)/, background: 'error' },
   { name: 'incomplete says why and that no bug was found so far', status: st({ state: 'incomplete', why: 'memory' }), text: /incomplete \(memory\), no bug so far/, tooltip: /not a proof/, background: 'warning' },
   { name: 'errors', status: st({ state: 'errors' }), text: /not checked/, background: 'error' },
