@@ -8,12 +8,18 @@ import (
 	"weft/engine"
 )
 
+// MaxTextSteps bounds the steps WriteText writes.
+const MaxTextSteps = 1000
+
 // WriteText writes the counterexample for a person to read, in the words
 // of `weft replay`: a header, then per step its number, thread, what it
 // did and where (1-based line:column), the shared values it changed
 // (all of them after the first step) and the locals of its thread that
 // changed; the bug at the end. name is the model's name for the header.
-// Positions are the document's UTF-16 columns plus one.
+// Positions are the document's UTF-16 columns plus one. A trace of more
+// than MaxTextSteps steps is written as its first and last halves of
+// that, with a line saying how many are left out between them (a
+// step-bound trace has 100,000 steps).
 func (doc *Document) WriteText(w io.Writer, name string) error {
 	ew := &errWriter{w: w}
 	ew.printf("replaying %s: %s at %s:%d:%d (%d steps)\n", doc.Kind, doc.Message, name,
@@ -26,7 +32,15 @@ func (doc *Document) WriteText(w io.Writer, name string) error {
 	}
 	var prev []engine.NamedValue // the shared values before the step
 	locals := map[string]map[string]string{}
-	for _, st := range doc.Steps {
+	for i, st := range doc.Steps {
+		if n := len(doc.Steps); n > MaxTextSteps && i >= MaxTextSteps/2 && i < n-MaxTextSteps/2 {
+			if i == MaxTextSteps/2 {
+				ew.printf("\n… %d steps left out (weft replay shows them all)\n", n-MaxTextSteps)
+				prev = nil // what changed across the gap is not known: show every value again
+				clear(locals)
+			}
+			continue
+		}
 		ew.printf("\nstep %d  %s  %s  (%d:%d)\n", st.Step, st.Thread, st.Op, st.Range.Start.Line+1, st.Range.Start.Character+1)
 		if parts := written(st, prev); len(parts) > 0 {
 			ew.printf("  shared: %s\n", strings.Join(parts, ", "))

@@ -46,3 +46,29 @@ func TestWriteText(t *testing.T) {
 		})
 	}
 }
+
+// A long counterexample is written as its two ends: the replay files the
+// language server writes for clients stay small (a step-bound trace has
+// 100,000 steps).
+func TestWriteTextLong(t *testing.T) {
+	doc := &Document{Kind: string(engine.BugStepBound), Message: "the execution ran past the step bound"}
+	for i := range 100_000 {
+		doc.Steps = append(doc.Steps, Step{Step: i + 1, Thread: "t", Op: "read f → 0"})
+	}
+	var b strings.Builder
+	if err := doc.WriteText(&b, "m.weft"); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if n := strings.Count(text, "\nstep "); n != MaxTextSteps {
+		t.Errorf("%d steps written, want %d", n, MaxTextSteps)
+	}
+	for _, w := range []string{"\nstep 500  t", "\n… 99000 steps left out", "\nstep 99501  t", "\nstep 100000  t"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the text lacks %q", w)
+		}
+	}
+	if len(text) > 100_000 {
+		t.Errorf("%d bytes for a trace written as 1,000 steps", len(text))
+	}
+}
