@@ -112,19 +112,29 @@ const (
 	maxStepsLimit = engine.MaxMaxSteps
 )
 
-func (s Settings) validate() error {
-	for _, r := range []struct {
-		name      string
-		v, lo, hi int64
-		note      string
-	}{
+// numericSetting is the range of one numeric setting and its value.
+type numericSetting struct {
+	name      string
+	v, lo, hi int64
+	note      string
+}
+
+// numericSettings are s's numeric settings with their ranges: what
+// validate checks, and what the VS Code extension's manifest declares
+// (TestManifestRanges).
+func (s Settings) numericSettings() []numericSetting {
+	return []numericSetting{
 		{"idleDelayMs", int64(s.IdleDelayMs), 0, 60_000, ""},
 		{"quickBudgetMs", int64(s.QuickBudgetMs), 1, maxDurationMs, " (a year)"},
 		{"escalationCeilingMs", int64(s.EscalationCeilingMs), 1, maxDurationMs, " (a year)"},
 		{"maxMemoryMB", int64(s.MaxMemoryMB), 0, maxMemoryMBLimit, " (0: a quarter of the machine's memory)"},
 		{"maxConcurrent", int64(s.MaxConcurrent), 0, maxConcurrentLimit, " (0: the number of cores minus one)"},
 		{"maxSteps", int64(s.MaxSteps), 1, maxStepsLimit, " (2^30)"},
-	} {
+	}
+}
+
+func (s Settings) validate() error {
+	for _, r := range s.numericSettings() {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("settings: %s must be from %d to %d%s, not %d", r.name, r.lo, r.hi, r.note, r.v)
 		}

@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +115,43 @@ func TestEscalationBudgets(t *testing.T) {
 			t.Errorf("ceiling %d ms: %d budgets, last %v", ms, len(got), got[len(got)-1])
 		}
 	}
+}
+
+// TestManifestRanges: the VS Code extension declares each numeric
+// setting with the range the server accepts, so that its settings
+// editor flags what the server would refuse.
+func TestManifestRanges(t *testing.T) {
+	data, err := os.ReadFile("../vscode-extension/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Minimum *int64 `json:"minimum"`
+					Maximum *int64 `json:"maximum"`
+				} `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(data, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range (Settings{}).numericSettings() {
+		p, ok := manifest.Contributes.Configuration.Properties["weft."+r.name]
+		switch {
+		case !ok:
+			t.Errorf("weft.%s: not in the manifest", r.name)
+		case p.Minimum == nil || *p.Minimum != r.lo || p.Maximum == nil || *p.Maximum != r.hi:
+			t.Errorf("weft.%s: the manifest's range is %v to %v, the server's %d to %d", r.name, deref(p.Minimum), deref(p.Maximum), r.lo, r.hi)
+		}
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
 }
