@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"weft/internal/testmodels"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -26,47 +27,6 @@ import (
 // What the client is shown: verdicts that name their assumptions, nothing
 // of an older version, custom notifications only to the clients that ask
 // for them, and a counterexample any client can see.
-
-// overflowModel has two overflow runtime errors (c + MAX wraps in the
-// order a, d), which cdpor misses when it merges the blocks on conditions
-// synthesised over unbounded integers (assumeNoOverflow).
-const overflowModel = `var c int
-
-thread a {
-    atomic { c = c + 9223372036854775807 }
-}
-
-thread b {
-    atomic { c = c - 1 }
-}
-
-thread d {
-    atomic { c = c + 1 }
-}
-`
-
-// condModel waits with an if, not a loop: correct only if no wake-up is
-// spurious, which the server does not explore.
-const condModel = `var m mutex
-var cv cond
-var ready bool
-
-thread waiter {
-    lock(m)
-    if !ready {
-        wait(cv, m)
-    }
-    assert ready, "woken before ready"
-    unlock(m)
-}
-
-thread setter {
-    lock(m)
-    ready = true
-    signal(cv)
-    unlock(m)
-}
-`
 
 // A verdict names what it rests on, and a verdict resting on the
 // no-overflow assumption is followed, while escalation may go on, by a
@@ -82,13 +42,13 @@ func TestVerdictAssumptions(t *testing.T) {
 		words       string // in the message (the lens)
 		codes       []string
 	}{
-		{"no overflow assumed, no escalation", overflowModel, map[string]any{"assumeNoOverflow": true, "escalate": false}, true,
+		{"no overflow assumed, no escalation", testmodels.Overflow, map[string]any{"assumeNoOverflow": true, "escalate": false}, true,
 			stateVerified, []string{"no-overflow"}, "✓ Verified, assuming no overflow: 1 execution, cdpor", nil},
-		{"no overflow assumed, escalation finds the overflows", overflowModel, map[string]any{"assumeNoOverflow": true}, true,
+		{"no overflow assumed, escalation finds the overflows", testmodels.Overflow, map[string]any{"assumeNoOverflow": true}, true,
 			stateBugs, nil, "2 bugs (exploration complete", []string{"runtime-error", "runtime-error"}},
-		{"default settings", overflowModel, map[string]any{"escalate": false}, false,
+		{"default settings", testmodels.Overflow, map[string]any{"escalate": false}, false,
 			stateBugs, nil, "2 bugs", []string{"runtime-error", "runtime-error"}},
-		{"no spurious wake-ups", condModel, map[string]any{"escalate": false}, false,
+		{"no spurious wake-ups", testmodels.CondIfWait, map[string]any{"escalate": false}, false,
 			stateVerified, []string{"no-spurious-wakeups"}, "✓ Verified, assuming no spurious wake-ups:", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,51 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"weft/internal/testmodels"
 
 	"weft/internal/z3"
 )
-
-// overflowModel has two overflow errors (a + b wraps past the int64
-// maximum in the order a, d), which cdpor misses when it may merge the
-// blocks on conditions synthesised over unbounded integers.
-const overflowModel = `var c int
-
-thread a {
-    atomic { c = c + 9223372036854775807 }
-}
-
-thread b {
-    atomic { c = c - 1 }
-}
-
-thread d {
-    atomic { c = c + 1 }
-}
-`
-
-// condModel waits on a condition variable with an if, not a loop: it is
-// correct only if no wake-up is spurious, so its verdict must say that it
-// assumes none unless they are explored (then the assertion fails).
-const condModel = `var m mutex
-var cv cond
-var ready bool
-
-thread waiter {
-    lock(m)
-    if !ready {
-        wait(cv, m)
-    }
-    assert ready, "woken before ready"
-    unlock(m)
-}
-
-thread setter {
-    lock(m)
-    ready = true
-    signal(cv)
-    unlock(m)
-}
-`
 
 // TestVerdictAssumptions: a verdict that rests on an assumption names it
 // in the text and the JSON; one that does not, names none.
@@ -61,10 +20,10 @@ func TestVerdictAssumptions(t *testing.T) {
 		want      []string // JSON assumptions
 		says      string   // in the text
 	}{
-		{"no overflow assumed", overflowModel, []string{"--algo", "cdpor", "--assume-no-overflow"}, statusVerified, []string{"no-overflow"}, "verified for every interleaving, assuming no overflow"},
-		{"overflow explored", overflowModel, []string{"--algo", "cdpor"}, statusBugs, nil, "integer overflow"},
-		{"no spurious wake-ups", condModel, nil, statusVerified, []string{"no-spurious-wakeups"}, "verified for every interleaving, assuming no spurious wake-ups"},
-		{"spurious wake-ups explored", condModel, []string{"--spurious-wakeups"}, statusBugs, nil, "woken before ready"},
+		{"no overflow assumed", testmodels.Overflow, []string{"--algo", "cdpor", "--assume-no-overflow"}, statusVerified, []string{"no-overflow"}, "verified for every interleaving, assuming no overflow"},
+		{"overflow explored", testmodels.Overflow, []string{"--algo", "cdpor"}, statusBugs, nil, "integer overflow"},
+		{"no spurious wake-ups", testmodels.CondIfWait, nil, statusVerified, []string{"no-spurious-wakeups"}, "verified for every interleaving, assuming no spurious wake-ups"},
+		{"spurious wake-ups explored", testmodels.CondIfWait, []string{"--spurious-wakeups"}, statusBugs, nil, "woken before ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.want != nil && tc.want[0] == "no-overflow" {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"weft/internal/testmodels"
 )
 
 // TestIcsSameNamedLocals: two compare-and-swap blocks whose threads both
@@ -15,32 +16,7 @@ import (
 // c = 1 and b;a with c = 2. The issue's false text was
 // `c != expected && expected != desired`.
 func TestIcsSameNamedLocals(t *testing.T) {
-	src := `var c atomic int
-
-thread a {
-    var expected int = 1
-    var desired int = 2
-    var ok bool = false
-    atomic {
-        if c == expected {
-            c = desired
-            ok = true
-        }
-    }
-}
-
-thread b {
-    var expected int = 0
-    var desired int = 1
-    var ok bool = false
-    atomic {
-        if c == expected {
-            c = desired
-            ok = true
-        }
-    }
-}
-`
+	src := testmodels.SameNamedCAS
 	path := filepath.Join(t.TempDir(), "cas.weft")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

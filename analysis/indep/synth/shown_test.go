@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"weft/internal/testmodels"
 
 	"weft/analysis"
 	"weft/analysis/access"
@@ -21,36 +22,6 @@ import (
 	"weft/grammar"
 	"weft/internal/z3"
 )
-
-// casSrc is the issue's model: two compare-and-swap blocks whose locals
-// have the same names on both sides. From c = 0, a;b ends with c = 1
-// and b;a with c = 2: no condition that holds there may be shown.
-const casSrc = `var c atomic int
-
-thread a {
-    var expected int = 1
-    var desired int = 2
-    var ok bool = false
-    atomic {
-        if c == expected {
-            c = desired
-            ok = true
-        }
-    }
-}
-
-thread b {
-    var expected int = 0
-    var desired int = 1
-    var ok bool = false
-    atomic {
-        if c == expected {
-            c = desired
-            ok = true
-        }
-    }
-}
-`
 
 // shownStats counts what TestShownConditions tried.
 type shownStats struct {
@@ -100,7 +71,7 @@ func TestShownConditions(t *testing.T) {
 	}
 	const states = 400
 	var st shownStats
-	checkShown(t, s, casSrc, rand.New(rand.NewSource(1)), states, &st)
+	checkShown(t, s, testmodels.SameNamedCAS, rand.New(rand.NewSource(1)), states, &st)
 	rng := rand.New(rand.NewSource(11))
 	for iter := 0; iter < n && !t.Failed(); iter++ {
 		checkShown(t, s, randomCASPair(rng), rng, states, &st)
