@@ -132,7 +132,7 @@ func TestOptionLimits(t *testing.T) {
 			accepted = append(accepted, struct {
 				name string
 				opts engine.Options
-			}{"K = MaxInt", engine.Options{K: math.MaxInt}})
+			}{"K = MaxInt", engine.Options{QPOR: engine.QPOROptions{K: math.MaxInt}}})
 		}
 		for _, tt := range accepted {
 			opts := tt.opts
@@ -159,7 +159,7 @@ func TestOptionLimits(t *testing.T) {
 			{"MaxBugs < 0", engine.Options{MaxBugs: -1}},
 			{"MaxTraces < 0", engine.Options{MaxTraces: -1}},
 			{"LocalBudget < 0", engine.Options{LocalBudget: -1}},
-			{"K < 0", engine.Options{K: -1}},
+			{"K < 0", engine.Options{QPOR: engine.QPOROptions{K: -1}}},
 		}
 		for _, tt := range refused {
 			opts := tt.opts
@@ -237,13 +237,13 @@ func TestBudgetsHoldOnHostileModels(t *testing.T) {
 		algos    []engine.Algorithm
 		deadline time.Duration
 		budget   int64
-		want     []string // acceptable Stopped values ("" : complete)
+		want     []engine.StopReason // acceptable Stopped values ("" : complete)
 	}{
-		{"30000 stores beside one", storesSrc(stores), engine.Algorithms, 2 * time.Second, 512 << 20, []string{"timeout", ""}},
-		{"test-and-set lock", tasLockSrc, []engine.Algorithm{engine.QPOR, engine.Optimal}, 2 * time.Second, 512 << 20, []string{"timeout"}},
+		{"30000 stores beside one", storesSrc(stores), engine.Algorithms, 2 * time.Second, 512 << 20, []engine.StopReason{"timeout", ""}},
+		{"test-and-set lock", tasLockSrc, []engine.Algorithm{engine.QPOR, engine.Optimal}, 2 * time.Second, 512 << 20, []engine.StopReason{"timeout"}},
 		// The memory budget, not the deadline, ends it (within 2 s here,
 		// but -race is slower).
-		{"self-spawning proc", selfSpawnSrc, engine.Algorithms, 30 * time.Second, 64 << 20, []string{engine.StoppedMemory}},
+		{"self-spawning proc", selfSpawnSrc, engine.Algorithms, 30 * time.Second, 64 << 20, []engine.StopReason{engine.StoppedMemory}},
 	}
 	for _, tt := range tests {
 		prog := load(t, tt.name, tt.src)

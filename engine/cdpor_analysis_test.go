@@ -166,7 +166,7 @@ func TestCDPORAnalysisRandom(t *testing.T) {
 				for _, k := range tableKinds {
 					t.Run(k.name, func(t *testing.T) {
 						cs := analysisTable(t, name, src, k.smt, k.noOverflow)
-						res := checkCDPOR(t, name+" "+k.name, prog, src, engine.Options{Constraints: cs}, ref, sd)
+						res := checkCDPOR(t, name+" "+k.name, prog, src, engine.Options{CDPOR: engine.CDPOROptions{Constraints: cs}}, ref, sd)
 						for _, s := range res.Independence {
 							if s.Origin != "same-value" { // the engine's own
 								held[k.name] += s.Held
@@ -224,7 +224,7 @@ func TestCDPORAnalysisModels(t *testing.T) {
 			for _, k := range tableKinds {
 				t.Run(k.name, func(t *testing.T) {
 					cs := analysisTable(t, f, src, k.smt, k.noOverflow)
-					checkCDPOR(t, f+" "+k.name, prog, src, engine.Options{Constraints: cs}, ref, sd)
+					checkCDPOR(t, f+" "+k.name, prog, src, engine.Options{CDPOR: engine.CDPOROptions{Constraints: cs}}, ref, sd)
 				})
 			}
 		})

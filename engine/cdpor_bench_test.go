@@ -68,7 +68,7 @@ func TestCDPORBenchmarks(t *testing.T) {
 				t.Run(file+"/cdpor", func(t *testing.T) {
 					for _, k := range tableKinds[1:] {
 						cs := analysisTable(t, file, string(src), k.smt, k.noOverflow)
-						res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: r.algo, Constraints: cs})
+						res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: r.algo, CDPOR: engine.CDPOROptions{Constraints: cs}})
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -223,7 +223,7 @@ thread main {
 			for _, k := range tableKinds {
 				t.Run(k.name, func(t *testing.T) {
 					cs := analysisTable(t, c.name, c.src, k.smt, k.noOverflow)
-					checkCDPOR(t, c.name+" "+k.name, prog, c.src, engine.Options{Constraints: cs}, ref, sd)
+					checkCDPOR(t, c.name+" "+k.name, prog, c.src, engine.Options{CDPOR: engine.CDPOROptions{Constraints: cs}}, ref, sd)
 				})
 			}
 		})
@@ -362,8 +362,8 @@ thread w[i in 0..%d] {
 			if sd.nonStopped != c.sdpor {
 				t.Errorf("sdpor: %d executions, want %d", sd.nonStopped, c.sdpor)
 			}
-			checkCDPOR(t, c.name, prog, c.src, engine.Options{Constraints: cs}, ref, sd)
-			got := exploreWith(t, prog, engine.Options{Algorithm: engine.CDPOR, Constraints: cs}, false)
+			checkCDPOR(t, c.name, prog, c.src, engine.Options{CDPOR: engine.CDPOROptions{Constraints: cs}}, ref, sd)
+			got := exploreWith(t, prog, engine.Options{Algorithm: engine.CDPOR, CDPOR: engine.CDPOROptions{Constraints: cs}}, false)
 			if got.nonStopped != c.cdpor {
 				t.Errorf("cdpor: %d executions, want %d", got.nonStopped, c.cdpor)
 			}
@@ -378,7 +378,7 @@ thread w[i in 0..%d] {
 	everySite(prog, cs)
 	s := atomicSites(prog)[0]
 	cs.Add(s, s, ir.Constraint{Cond: ir.CExpr{Op: ir.CConst, Value: 1}})
-	if got := exploreWith(t, prog, engine.Options{Algorithm: engine.CDPOR, Constraints: cs}, false); got.nonStopped != 6 {
+	if got := exploreWith(t, prog, engine.Options{Algorithm: engine.CDPOR, CDPOR: engine.CDPOROptions{Constraints: cs}}, false); got.nonStopped != 6 {
 		t.Errorf("pi 3 without RaceFree: cdpor explored %d executions, want sdpor's 6", got.nonStopped)
 	}
 }

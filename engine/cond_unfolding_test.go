@@ -72,7 +72,7 @@ func TestCondRandomEveryMode(t *testing.T) {
 			compared++
 			for _, mode := range qporModes {
 				// Odd seeds with every access a step (no coarse tails).
-				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200, EveryAccess: seed%2 == 1}
+				opts := engine.Options{Algorithm: mode.algo, QPOR: engine.QPOROptions{K: mode.k}, MaxSteps: 200, EveryAccess: seed%2 == 1}
 				if mode.prune {
 					engine.PruneAlways(&opts)
 				}

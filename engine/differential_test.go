@@ -132,7 +132,7 @@ func exploreWith(t testing.TB, prog *engine.Program, opts engine.Options, traces
 // modeName names the mode opts select, as the tests' messages do.
 func modeName(opts engine.Options) string {
 	if opts.Algorithm == engine.QPOR {
-		return fmt.Sprintf("qpor-k%d", max(opts.K, 1))
+		return fmt.Sprintf("qpor-k%d", max(opts.QPOR.K, 1))
 	}
 	if opts.Algorithm == "" {
 		return string(engine.SDPOR)

@@ -10,57 +10,9 @@ import (
 	"weft/engine/internal/unfolding"
 )
 
-// The options, results and bugs of an exploration (package driver defines
-// them; the explorations share them).
-type (
-	Algorithm = driver.Algorithm
-	Options   = driver.Options
-	Stats     = driver.Stats
-	Result    = driver.Result
-	BugKind   = driver.BugKind
-	Bug       = driver.Bug
-	RaceSide  = driver.RaceSide
-	TraceStep = driver.TraceStep
-	IndepStat = driver.IndepStat
-	// BugSummary counts the bugs found beyond those kept with traces
-	// (Result.Omitted, Options.MaxTraces).
-	BugSummary = driver.BugSummary
-	// ReplayOptions are what a replay needs besides the schedule (see
-	// Bug.ReplayOptions).
-	ReplayOptions = driver.ReplayOptions
-)
-
-const (
-	DFS     = driver.DFS
-	SDPOR   = driver.SDPOR
-	CDPOR   = driver.CDPOR
-	QPOR    = driver.QPOR
-	Optimal = driver.Optimal
-
-	DefaultMaxSteps = driver.DefaultMaxSteps
-	// MaxMaxSteps is the largest Options.MaxSteps Explore accepts (2^30):
-	// the CLI and the language server validate their settings against it.
-	MaxMaxSteps = driver.MaxMaxSteps
-	// DefaultMaxTraces is the default of Options.MaxTraces.
-	DefaultMaxTraces = driver.DefaultMaxTraces
-
-	BugAssertion    = driver.BugAssertion
-	BugDeadlock     = driver.BugDeadlock
-	BugRuntimeError = driver.BugRuntimeError
-	BugDataRace     = driver.BugDataRace
-	BugStepBound    = driver.BugStepBound
-
-	StoppedExecutionLength = driver.StoppedExecutionLength
-	StoppedMaxBugs         = driver.StoppedMaxBugs
-	StoppedMemory          = driver.StoppedMemory
-)
-
 // DefaultMaxMemory is the default of Options.MaxMemory: a quarter of the
 // machine's memory (see driver.DefaultMaxMemory).
 func DefaultMaxMemory() int64 { return driver.DefaultMaxMemory() }
-
-// Algorithms lists the modes Explore accepts.
-var Algorithms = driver.Algorithms
 
 // Explore explores the executions of prog. Result.Assumptions lists what
 // its verdict rests on besides the model (see Assumptions). It returns when the
@@ -89,22 +41,98 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 100 * time.Millisecond
 	}
-	if opts.K == 0 {
-		opts.K = 1
+	if opts.QPOR.K == 0 {
+		opts.QPOR.K = 1
 	}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = DefaultMaxMemory()
 	}
+	if opts.HeapLimit == 0 {
+		opts.HeapLimit = opts.MaxMemory
+	}
+	if opts.MaxTraces == 0 {
+		opts.MaxTraces = DefaultMaxTraces
+	}
 	if u := Unsupported(prog, opts); u != nil {
 		return nil, u
 	}
-	explore := dpor.Run
-	if opts.Algorithm == QPOR || opts.Algorithm == Optimal {
-		explore = unfolding.Run
-	}
-	res := driver.Run(ctx, prog, opts, explore)
+	out := driver.Explore(ctx, prog, runConfig(prog, &opts), modeOf(&opts))
+	res := resultOf(prog, &opts, out)
 	res.Assumptions = Assumptions(prog, opts, res)
 	return res, nil
+}
+
+// modeOf is the exploration opts asks for.
+func modeOf(opts *Options) driver.Mode {
+	switch opts.Algorithm {
+	case DFS:
+		return dpor.Mode(dpor.DFS, nil)
+	case CDPOR:
+		return dpor.Mode(dpor.CDPOR, opts.CDPOR.Constraints)
+	case QPOR:
+		return unfolding.Mode(opts.QPOR.K, opts.Unfolding.PruneAlways)
+	case Optimal:
+		return unfolding.Mode(0, opts.Unfolding.PruneAlways)
+	}
+	return dpor.Mode(dpor.SDPOR, nil)
+}
+
+// runConfig is the driver's configuration for opts, whose defaults are
+// filled in.
+func runConfig(prog *Program, opts *Options) driver.Config {
+	cfg := driver.Config{
+		MaxSteps: opts.MaxSteps, MaxExecutions: opts.MaxExecutions, MaxBugs: opts.MaxBugs, MaxTraces: opts.MaxTraces,
+		LocalBudget: opts.LocalBudget, MaxMemory: max(opts.MaxMemory, 0), HeapLimit: max(opts.HeapLimit, 0),
+		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups, EveryAccess: opts.EveryAccess,
+		ProgressInterval: opts.ProgressInterval, OnExecution: opts.OnExecution, OnRestart: opts.OnRestart,
+	}
+	if opts.KeepTraces {
+		cfg.TraceOf = func(events []Event, m *Machine) any { return BuildTrace(prog, events, m) }
+	}
+	if f := opts.OnBug; f != nil {
+		cfg.OnBug = func(b *driver.Found) { f(bugOf(prog, opts, b)) }
+	}
+	if f := opts.OnProgress; f != nil {
+		cfg.OnProgress = func(c driver.Counters) { f(Stats(c)) }
+	}
+	return cfg
+}
+
+// bugOf is the engine's bug for what the driver found.
+func bugOf(prog *Program, opts *Options, f *driver.Found) *Bug {
+	b := &Bug{Kind: BugKind(f.Kind), Message: f.Message, Thread: f.Thread, Range: f.Range, Schedule: f.Schedule, Choices: f.Choices,
+		LocalBudget: opts.LocalBudget, NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups,
+		FirstMessage: f.FirstMessage, prog: prog}
+	if f.Other != nil {
+		b.Other = &RaceSide{Thread: f.Other.Thread, Range: f.Other.Range, Op: f.Other.Op}
+	}
+	if tr, ok := f.Kept.([]TraceStep); ok {
+		b.trace = tr
+	}
+	return b
+}
+
+// stopReasons names the driver's stop reasons.
+var stopReasons = map[driver.StopReason]StopReason{
+	driver.NotStopped: NotStopped, driver.StopTimeout: StoppedTimeout, driver.StopCancelled: StoppedCancelled,
+	driver.StopMaxExecutions: StoppedMaxExecutions, driver.StopMaxBugs: StoppedMaxBugs,
+	driver.StopExecutionLength: StoppedExecutionLength, driver.StopMemory: StoppedMemory,
+}
+
+// resultOf is the engine's result for the driver's outcome.
+func resultOf(prog *Program, opts *Options, out *driver.Outcome) *Result {
+	res := &Result{Stats: Stats(out.Counters), Algorithm: opts.Algorithm, Complete: out.Complete, Stopped: stopReasons[out.Stopped],
+		Anomalies: out.Anomalies, FirstAnomaly: out.FirstAnomaly}
+	for _, f := range out.Bugs {
+		res.Bugs = append(res.Bugs, bugOf(prog, opts, f))
+	}
+	for _, s := range out.Omitted {
+		res.Omitted = append(res.Omitted, BugSummary{Kind: BugKind(s.Kind), Variable: s.Variable, Count: s.Count, Lines: s.Lines, OtherLines: s.OtherLines})
+	}
+	for _, s := range out.Independence {
+		res.Independence = append(res.Independence, IndepStat(s))
+	}
+	return res
 }
 
 // checkOptions refuses the option values an exploration cannot honour:
@@ -126,8 +154,8 @@ func checkOptions(opts *Options) error {
 		return fmt.Errorf("MaxTraces %d is negative (0: the default, %d)", opts.MaxTraces, DefaultMaxTraces)
 	case opts.LocalBudget < 0:
 		return fmt.Errorf("LocalBudget %d is negative (0: the default, %d)", opts.LocalBudget, DefaultLocalBudget)
-	case opts.K < 0:
-		return fmt.Errorf("K %d is negative (0: the default, 1)", opts.K)
+	case opts.QPOR.K < 0:
+		return fmt.Errorf("QPOR.K %d is negative (0: the default, 1)", opts.QPOR.K)
 	case opts.ProgressInterval < 0:
 		return fmt.Errorf("ProgressInterval %v is negative (0: the default, 100ms)", opts.ProgressInterval)
 	}

@@ -140,7 +140,7 @@ func huntCompare(t testing.TB, prog *engine.Program, mode string, maxSteps int, 
 	case "sdpor":
 		opts.Algorithm = engine.SDPOR
 	case "qpor1", "qpor2", "qpor3":
-		opts.Algorithm, opts.K = engine.QPOR, int(mode[4]-'0')
+		opts.Algorithm, opts.QPOR.K = engine.QPOR, int(mode[4]-'0')
 	case "optimal":
 		opts.Algorithm = engine.Optimal
 	default:

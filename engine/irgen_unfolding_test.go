@@ -177,7 +177,7 @@ func TestUnfoldingV2Random(t *testing.T) {
 			checkAgainstDFS(t, name, "sdpor", prog, desc, ref, sd)
 			for _, mode := range qporModes {
 				// Odd seeds with every access a step (no coarse tails).
-				opts := engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200, EveryAccess: seed%2 == 1}
+				opts := engine.Options{Algorithm: mode.algo, QPOR: engine.QPOROptions{K: mode.k}, MaxSteps: 200, EveryAccess: seed%2 == 1}
 				if mode.prune {
 					engine.PruneAlways(&opts)
 				}

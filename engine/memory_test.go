@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -117,6 +118,63 @@ thread t {
 		if !bounded.res.Complete || bounded.res.Executions != free.res.Executions || bounded.res.Events != free.res.Events {
 			t.Errorf("%s: within the budget: complete=%v stopped=%q, %d executions and %d events, want complete, %d and %d",
 				algo, bounded.res.Complete, bounded.res.Stopped, bounded.res.Executions, bounded.res.Events, free.res.Executions, free.res.Events)
+		}
+	}
+}
+
+// TestMemoryBudgetIsPerExploration: Options.MaxMemory bounds what one
+// exploration holds, not the process's heap, so that a check beside a
+// big one (the language server runs several) is not stopped for the
+// other's memory; Options.HeapLimit guards the heap as a whole. Before,
+// the budget was measured against the whole heap: with 256 MB held
+// elsewhere in the process, every check with a 64 MB budget stopped with
+// "memory" at once.
+func TestMemoryBudgetIsPerExploration(t *testing.T) {
+	ballast := make([]byte, 256<<20) // another check's memory
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	defer runtime.KeepAlive(ballast)
+	prog := load(t, "lock counter 5", lockCounterSrc(5))
+	for _, algo := range engine.Algorithms {
+		free := exploreWith(t, prog, engine.Options{Algorithm: algo, MaxMemory: -1}, false)
+		beside := exploreWith(t, prog, engine.Options{Algorithm: algo, MaxMemory: 64 << 20, HeapLimit: 4 << 30}, false)
+		if !beside.res.Complete || beside.res.Executions != free.res.Executions {
+			t.Errorf("%s beside 256 MB of another check: complete=%v stopped=%q, %d executions; want complete, %d",
+				algo, beside.res.Complete, beside.res.Stopped, beside.res.Executions, free.res.Executions)
+		}
+		// The heap limit is the last guard: at the budget's size (its
+		// default), the heap is over it.
+		guarded := exploreWith(t, prog, engine.Options{Algorithm: algo, MaxMemory: 64 << 20}, false)
+		if guarded.res.Stopped != engine.StoppedMemory {
+			t.Errorf("%s with a heap limit of 64 MB beside 256 MB: stopped=%q, want %q", algo, guarded.res.Stopped, engine.StoppedMemory)
+		}
+	}
+	// What an exploration holds is counted without the heap: with a heap
+	// limit far away, the exploration's own memory still stops it.
+	tests := []struct {
+		name   string
+		src    string
+		algos  []engine.Algorithm
+		budget int64
+	}{
+		{"declared frames", "thread t[k in 0..100] {\n    var a [100000]int\n    a[k] = k\n}\n", engine.Algorithms, 64 << 20},
+		{"spawned threads", selfSpawnSrc, engine.Algorithms, 4 << 20},
+		{"the unfolding", lockCounterSrc(8), []engine.Algorithm{engine.QPOR, engine.Optimal}, 4 << 20},
+	}
+	for _, tt := range tests {
+		prog := load(t, tt.name, tt.src)
+		for _, algo := range tt.algos {
+			// (The default step bound: the spawns go on until memory ends.)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			res, err := engine.Explore(ctx, prog, engine.Options{Algorithm: algo, MaxMemory: tt.budget, HeapLimit: 8 << 30})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stopped != engine.StoppedMemory {
+				t.Errorf("%s/%s: stopped=%q after %d executions, want %q", tt.name, algo, res.Stopped, res.Executions, engine.StoppedMemory)
+			}
 		}
 	}
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 
-	"weft/engine/internal/driver"
 	"weft/engine/ir"
 )
 
@@ -43,23 +42,7 @@ func Verdict(prog *Program, res *Result) (Status, []string) {
 
 // StoppedWords says in words why an exploration stopped early
 // (Result.Stopped).
-func StoppedWords(stopped string) string {
-	switch stopped {
-	case "timeout":
-		return "the time budget ran out"
-	case "cancelled":
-		return "cancelled"
-	case "max-executions":
-		return "the execution budget ran out"
-	case StoppedMaxBugs:
-		return "the bug budget was reached"
-	case StoppedMemory:
-		return "the memory budget ran out"
-	case StoppedExecutionLength:
-		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
-	}
-	return stopped
-}
+func StoppedWords(stopped StopReason) string { return stopped.Words() }
 
 // The assumptions a result may rest on (Result.Assumptions).
 const (
@@ -74,9 +57,6 @@ const (
 	// them).
 	AssumeNoSpuriousWakeups Assumption = "no-spurious-wakeups"
 )
-
-// Assumption is an alias of the driver's type.
-type Assumption = driver.Assumption
 
 // AssumptionWords says an assumption as a verdict's qualifier follows
 // "assuming": "no overflow".

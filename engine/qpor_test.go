@@ -29,7 +29,7 @@ var qporModes = []struct {
 
 func exploreK(t testing.TB, prog *engine.Program, algo engine.Algorithm, k int, prune bool) outcome {
 	t.Helper()
-	opts := engine.Options{Algorithm: algo, K: k, MaxSteps: maxSteps(prog)}
+	opts := engine.Options{Algorithm: algo, QPOR: engine.QPOROptions{K: k}, MaxSteps: maxSteps(prog)}
 	if prune {
 		engine.PruneAlways(&opts)
 	}
@@ -145,10 +145,10 @@ func TestQPORBenchmarks(t *testing.T) {
 		}
 		prog := load(t, file, string(src))
 		for _, m := range modes {
-			name := modeName(engine.Options{Algorithm: m.algo, K: m.k})
+			name := modeName(engine.Options{Algorithm: m.algo, QPOR: engine.QPOROptions{K: m.k}})
 			checked++
 			t.Run(file+"/"+name, func(t *testing.T) {
-				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: m.algo, K: m.k})
+				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: m.algo, QPOR: engine.QPOROptions{K: m.k}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -187,7 +187,7 @@ thread setter {
 			if mode.prune {
 				t.Skip("pruning after every call is quadratic by design")
 			}
-			o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: n, NoSpinWait: true}, false)
+			o := exploreWith(t, prog, engine.Options{Algorithm: mode.algo, QPOR: engine.QPOROptions{K: mode.k}, MaxSteps: n, NoSpinWait: true}, false)
 			if o.res.Executions != n+1 {
 				t.Errorf("%d executions, want %d", o.res.Executions, n+1)
 			}
@@ -213,7 +213,7 @@ thread main {
 }
 `)
 	for _, mode := range qporModes {
-		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: mode.algo, K: mode.k, MaxSteps: 200})
+		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: mode.algo, QPOR: engine.QPOROptions{K: mode.k}, MaxSteps: 200})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"weft/engine/internal/driver"
 	"weft/engine/interp"
 )
 
@@ -42,14 +41,111 @@ func ReplayContext(ctx context.Context, prog *Program, schedule []int32, ro Repl
 			visit(ReplayStep{Index: i, Event: ev, Trace: tr, M: m})
 		}
 	}
-	return driver.Replay(ctx, prog, schedule, ro, step)
+	events := make([]Event, 0, len(schedule))
+	m, err := replay(ctx, prog, schedule, ro, func(int) *Event {
+		events = append(events, Event{})
+		return &events[len(events)-1]
+	}, step)
+	return events, m, err
+}
+
+// replay is Replay, each step's event stored where at says (which may
+// give the same scratch event again and again for the steps the caller
+// does not keep).
+func replay(ctx context.Context, prog *Program, schedule []int32, ro ReplayOptions, at func(i int) *Event, visit func(i int, ev *Event, m *Machine)) (*Machine, error) {
+	m, err := interp.NewMachineConfig(prog, interp.Config{LocalBudget: ro.LocalBudget, NoSpinWait: ro.NoSpinWait, SpuriousWakeups: ro.SpuriousWakeups})
+	if err != nil {
+		return nil, err
+	}
+	if ro.Choices != nil && len(ro.Choices) < len(schedule) {
+		return m, fmt.Errorf("%d choices for a schedule of %d steps", len(ro.Choices), len(schedule))
+	}
+	m.ReserveSteps(len(schedule))
+	for i, t := range schedule {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return m, err
+			}
+		}
+		if t < 0 || int(t) >= len(m.Threads) {
+			return m, fmt.Errorf("step %d: no thread %d", i+1, t)
+		}
+		if !m.Enabled(int(t)) {
+			return m, fmt.Errorf("step %d: thread %s cannot move", i+1, m.Threads[t].Name)
+		}
+		alt := 0
+		if ro.Choices != nil {
+			alt = int(ro.Choices[i])
+		}
+		if n := m.Alternatives(int(t)); alt < 0 || alt >= n {
+			return m, fmt.Errorf("step %d: thread %s's step has %d alternatives, not %d", i+1, m.Threads[t].Name, n, alt+1)
+		}
+		ev := at(i)
+		ok := m.StepAlt(int(t), alt, ev)
+		if visit != nil {
+			visit(i, ev, m)
+		}
+		if !ok && i != len(schedule)-1 {
+			return m, fmt.Errorf("step %d: the execution stopped early (%s)", i+1, ev.Message)
+		}
+	}
+	return m, nil
 }
 
 // BuildTrace describes the steps of an execution in words. events are the
 // executed steps in order; m is a machine standing after them (or later in
 // the same execution), used for thread names.
 func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
-	return driver.BuildTrace(prog, events, m)
+	steps := make([]TraceStep, 0, len(events))
+	for i := range events {
+		ev := &events[i]
+		th := m.Threads[ev.Thread]
+		r := th.Body.Ranges
+		st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, ev),
+			Kind: ev.Kind, Object: eventObject(prog, m, ev), Choice: ev.Alt}
+		if int(ev.PC) < len(r) {
+			st.Range = r[ev.PC]
+		}
+		steps = append(steps, st)
+		for _, a := range ev.Tail { // the accesses a coarse step ran
+			fine := a.FineEvent(ev.Thread)
+			st := TraceStep{Thread: th.Name, ThreadIndex: ev.Thread, Op: interp.DescribeEvent(prog, m, fine),
+				Kind: fine.Kind, Object: eventObject(prog, m, fine)}
+			if int(a.PC) < len(r) {
+				st.Range = r[a.PC]
+			}
+			steps = append(steps, st)
+		}
+		// A coarse step's thread finishes after its tail, if it has one.
+		steps[len(steps)-1].Ends = ev.Finished
+	}
+	return steps
+}
+
+// eventObject names what a step acted on (see TraceStep.Object).
+func eventObject(prog *Program, m *Machine, ev *Event) string {
+	loc := ev.Loc
+	switch ev.Kind {
+	case interp.EvSpawn, interp.EvJoin:
+		if loc >= 0 && int(loc) < len(m.Threads) {
+			return m.Threads[loc].Name
+		}
+		return ""
+	case interp.EvAtomic:
+		loc = -1
+		for _, a := range ev.Acc {
+			if loc >= 0 && a.Loc != loc {
+				return ""
+			}
+			loc = a.Loc
+		}
+	case interp.EvStop:
+		return ""
+	}
+	if loc >= 0 && int(loc) < len(prog.Locations) {
+		return prog.Locations[loc].Name
+	}
+	return ""
 }
 
 // DescribeEvent says what a step did, in words ("read c → 1").

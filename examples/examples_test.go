@@ -192,7 +192,7 @@ var modes = []struct {
 	{"dfs", engine.Options{Algorithm: engine.DFS, MaxExecutions: dfsBudget}},
 	{"sdpor", engine.Options{Algorithm: engine.SDPOR}},
 	{"cdpor", engine.Options{Algorithm: engine.CDPOR}},
-	{"qpor-k1", engine.Options{Algorithm: engine.QPOR, K: 1}},
+	{"qpor-k1", engine.Options{Algorithm: engine.QPOR, QPOR: engine.QPOROptions{K: 1}}},
 	{"optimal", engine.Options{Algorithm: engine.Optimal}},
 }
 

@@ -178,9 +178,15 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	if err := d.s.limiter.acquire(runCtx); err != nil {
 		return d.afterCancel(snap, nil)
 	}
-	res := d.explore(runCtx, snap, p)
+	res, err := d.explore(runCtx, snap, p)
 	d.s.limiter.release()
-	if runCtx.Err() != nil && !res.Complete && res.Stopped == "cancelled" {
+	if err != nil {
+		// Not a verdict, not a stop of the exploration: the engine
+		// refused the model or failed. Said as it is, never as a stop.
+		d.setStatus(snap.version, status{State: stateIncomplete, Algorithm: string(p.algo), Why: "internal error: " + err.Error()})
+		return nil, false
+	}
+	if runCtx.Err() != nil && !res.Complete && res.Stopped == engine.StoppedCancelled {
 		return d.afterCancel(snap, res)
 	}
 	st := d.finalStatus(snap, p, res)
@@ -229,8 +235,9 @@ func (d *document) afterCancel(snap *snapshot, res *engine.Result) (*plan, bool)
 }
 
 // explore runs the engine, publishing bugs as they are found and the
-// progress about every half second.
-func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine.Result {
+// progress about every half second. An error is the engine's refusal or
+// failure (a panic), never a verdict.
+func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engine.Result, error) {
 	set := d.s.currentSettings()
 	algo, cs := chooseMode(ctx, snap, p)
 	ctx, cancelBudget := context.WithTimeout(ctx, p.budget)
@@ -244,11 +251,13 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
 	opts := engine.Options{
 		Algorithm: algo,
-		K:         p.k,
+		QPOR:      engine.QPOROptions{K: p.k},
 		MaxSteps:  set.MaxSteps,
 		MaxMemory: set.maxMemory(),
-		// Constraints are given to cdpor only: no other mode reads them.
-		Constraints: cs,
+		// Several checks run side by side, each with its own MaxMemory;
+		// the heap of the whole server is guarded by HeapLimit.
+		HeapLimit: set.heapLimit(),
+		CDPOR:     engine.CDPOROptions{Constraints: cs},
 		OnBug: func(b *engine.Bug) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -270,7 +279,11 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 		},
 		OnRestart: func() {},
 	}
-	res := exploreSafely(ctx, snap, opts)
+	res, err := exploreSafely(ctx, snap, opts)
+	if err != nil {
+		d.endProgress(token, nil)
+		return nil, err
+	}
 	snap.setIndependence(res.Independence)
 	d.endProgress(token, res)
 	// The final bugs replace those streamed in: their traces are the
@@ -281,7 +294,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 		}
 	}
 	d.publishBugs(snap)
-	return res
+	return res, nil
 }
 
 // chooseMode is the mode of plan p on snap and, for cdpor, the
@@ -336,18 +349,14 @@ func withoutNoOverflow(cs *ir.Constraints) *ir.Constraints {
 }
 
 // exploreSafely runs an exploration, turning a panic of the engine into
-// an incomplete result (and a log line) instead of a dead server.
-func exploreSafely(ctx context.Context, snap *snapshot, opts engine.Options) (res *engine.Result) {
+// an error instead of a dead server.
+func exploreSafely(ctx context.Context, snap *snapshot, opts engine.Options) (res *engine.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res = &engine.Result{Algorithm: opts.Algorithm, Stopped: fmt.Sprintf("internal error: %v", r)}
+			res, err = nil, fmt.Errorf("the %s exploration failed: %v", opts.Algorithm, r)
 		}
 	}()
-	res, err := engine.Explore(ctx, snap.loaded.Exec, opts)
-	if err != nil {
-		return &engine.Result{Algorithm: opts.Algorithm, Stopped: "internal error: " + err.Error()}
-	}
-	return res
+	return engine.Explore(ctx, snap.loaded.Exec, opts)
 }
 
 func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) status {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -182,6 +183,27 @@ func (s Settings) maxMemory() int64 {
 		return 0
 	}
 	return int64(s.MaxMemoryMB) << 20
+}
+
+// heapLimit is the bound on the whole server's heap that each check
+// stops at (engine.Options.HeapLimit): room for the budget of every
+// check that may run at once. Each check's own memory is bounded by
+// maxMemory, so one big model no longer stops the others.
+func (s Settings) heapLimit() int64 {
+	per := s.maxMemory()
+	if per == 0 {
+		per = engine.DefaultMaxMemory()
+	}
+	return satMul(per, int64(s.maxConcurrent()))
+}
+
+// satMul is a*b for positive a and b, saturating instead of
+// overflowing.
+func satMul(a, b int64) int64 {
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 func (s Settings) maxConcurrent() int {

@@ -94,7 +94,7 @@ func (f *checkFlags) options() (engine.Options, error) {
 			return engine.Options{}, fmt.Errorf("--%s %d is out of range: want %d to %d", r.name, r.v, r.lo, r.hi)
 		}
 	}
-	return engine.Options{Algorithm: algo, K: f.k, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
+	return engine.Options{Algorithm: algo, QPOR: engine.QPOROptions{K: f.k}, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
 		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious}, nil
 }
 
@@ -268,7 +268,7 @@ func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.O
 		// syntactic rules and, when z3 is there, SMT synthesis.
 		ics, _, err := constraintsOf(ctx, ld, f.noSMT, f.noOverflow)
 		if err == nil {
-			opts.Constraints = ics.Constraints()
+			opts.CDPOR.Constraints = ics.Constraints()
 		} else if warn != nil {
 			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
 		}

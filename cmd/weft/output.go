@@ -186,7 +186,7 @@ func replayHint(c *checked, i int) string {
 // default budget to another trace of the bug.
 func cutArgs(c *checked) string {
 	switch c.res.Stopped {
-	case "timeout":
+	case engine.StoppedTimeout:
 		return " --timeout " + c.flags.timeout.String()
 	case engine.StoppedMemory:
 		b := byteSize(c.flags.memoryBudget())
@@ -206,7 +206,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func stoppedWords(s string) string {
+func stoppedWords(s engine.StopReason) string {
 	if s == engine.StoppedMaxBugs {
 		return "the bug budget (--max-bugs) was reached"
 	}
@@ -293,25 +293,25 @@ type diagJSON struct {
 }
 
 type checkJSON struct {
-	File          string    `json:"file"`
-	SourceSHA256  string    `json:"source_sha256,omitempty"`
-	Status        string    `json:"status"`
-	ExitCode      int       `json:"exit_code"`
-	Algorithm     string    `json:"algorithm"`
-	K             int       `json:"k"`
-	MaxSteps      int       `json:"max_steps"`
-	MaxMemory     int64     `json:"max_memory,omitempty"`
-	Complete      bool      `json:"complete"`
-	Stopped       string    `json:"stopped,omitempty"`
-	Executions    int64     `json:"executions"`
-	SSB           int64     `json:"ssb"`
-	AssumeBlocked int64     `json:"assume_blocked"`
-	SpinBlocked   int64     `json:"spin_blocked"`
-	Events        int64     `json:"events"`
-	TimeMS        float64   `json:"time_ms"`
-	Threads       int       `json:"threads"`
-	MaxDepth      int       `json:"max_depth"`
-	Bugs          []bugJSON `json:"bugs"`
+	File          string            `json:"file"`
+	SourceSHA256  string            `json:"source_sha256,omitempty"`
+	Status        string            `json:"status"`
+	ExitCode      int               `json:"exit_code"`
+	Algorithm     string            `json:"algorithm"`
+	K             int               `json:"k"`
+	MaxSteps      int               `json:"max_steps"`
+	MaxMemory     int64             `json:"max_memory,omitempty"`
+	Complete      bool              `json:"complete"`
+	Stopped       engine.StopReason `json:"stopped,omitempty"`
+	Executions    int64             `json:"executions"`
+	SSB           int64             `json:"ssb"`
+	AssumeBlocked int64             `json:"assume_blocked"`
+	SpinBlocked   int64             `json:"spin_blocked"`
+	Events        int64             `json:"events"`
+	TimeMS        float64           `json:"time_ms"`
+	Threads       int               `json:"threads"`
+	MaxDepth      int               `json:"max_depth"`
+	Bugs          []bugJSON         `json:"bugs"`
 	// OmittedBugs counts the distinct bugs found beyond those listed in
 	// Bugs (the engine keeps engine.DefaultMaxTraces with their traces,
 	// and their traces within a quarter of the memory budget).

@@ -187,7 +187,7 @@ func findBug(ctx context.Context, path string, ld *lower.Loaded, f *checkFlags, 
 	if err != nil {
 		return nil, err
 	}
-	timing := !res.Complete && res.Stopped != engine.StoppedMaxBugs && res.Stopped != "max-executions"
+	timing := !res.Complete && res.Stopped != engine.StoppedMaxBugs && res.Stopped != engine.StoppedMaxExecutions
 	if n > len(res.Bugs) {
 		if timing {
 			return nil, fmt.Errorf("no bug %d: the check found %d before it stopped (%s)", n, len(res.Bugs), stoppedWords(res.Stopped))

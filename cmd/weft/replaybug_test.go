@@ -133,7 +133,7 @@ func TestReplayHintCarriesTheBudgetThatCut(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		flags   checkFlags
-		stopped string
+		stopped engine.StopReason
 		want    string
 	}{
 		{"complete", checkFlags{algo: "sdpor", timeout: 10 * time.Second}, "", "weft replay m.weft --bug 1 --algo sdpor"},

@@ -37,6 +37,7 @@ package clocks
 
 import (
 	"slices"
+	"unsafe"
 
 	"weft/engine/interp"
 	"weft/engine/ir"
@@ -991,4 +992,12 @@ func (c *Clocks) LastLock(loc int32) int32 {
 		}
 	}
 	return -1
+}
+
+// Bytes is about how much memory the clocks hold: the node arena, the
+// event and access records and their chains' heads, at their capacity.
+// It takes constant time.
+func (c *Clocks) Bytes() int64 {
+	return 4*int64(cap(c.nodes)) + int64(unsafe.Sizeof(evRec{}))*int64(cap(c.evs)) + int64(unsafe.Sizeof(accRec{}))*int64(cap(c.accs)) +
+		4*int64(cap(c.lastEv)+cap(c.baseEv)+cap(c.depHead)+cap(c.raceHead)+cap(c.cjoined)) + int64(unsafe.Sizeof(condCand{}))*int64(cap(c.cands))
 }

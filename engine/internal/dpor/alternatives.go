@@ -63,7 +63,7 @@ func (x *explorer) chooser(n *node) int32 {
 		return -1
 	}
 	for t := n.enabled.next(0); t >= 0; t = n.enabled.next(t + 1) {
-		if x.M.Choosing(t) {
+		if x.w.M().Choosing(t) {
 			return int32(t)
 		}
 	}

@@ -116,19 +116,19 @@ type statKey struct {
 	origin, text string
 }
 
-func newCDPOR(x *explorer) *cdpor {
-	c := &cdpor{x: x, cs: x.Opts.Constraints, bodyIndex: map[*ir.Body]int32{},
-		initial: slices.Clone(x.M.Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{},
-		tailWrote: make([]bool, len(x.M.Mem))}
-	for i, b := range x.Prog.Bodies {
+func newCDPOR(x *explorer, constraints *ir.Constraints) *cdpor {
+	c := &cdpor{x: x, cs: constraints, bodyIndex: map[*ir.Body]int32{},
+		initial: slices.Clone(x.w.M().Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{},
+		tailWrote: make([]bool, len(x.w.M().Mem))}
+	for i, b := range x.w.Prog.Bodies {
 		c.bodyIndex[b] = int32(i)
 		for _, l := range b.Loops {
-			if l.Await || !x.Opts.NoSpinWait {
+			if l.Await || !x.w.Opts.NoSpinWait {
 				c.spin = true
 			}
 		}
 	}
-	c.swapWrites = make([]bool, len(x.M.Mem))
+	c.swapWrites = make([]bool, len(x.w.M().Mem))
 	if c.cs != nil {
 		c.raceFree = c.cs.RaceFree
 		for pair, list := range c.cs.Pairs {
@@ -185,7 +185,7 @@ func (c *cdpor) snapshot(d, t int) {
 		c.pre = append(c.pre, nil)
 	}
 	c.pre[d] = c.pre[d][:0]
-	th := c.x.M.Threads[t]
+	th := c.x.w.M().Threads[t]
 	if n := c.need[ir.Site{Body: c.bodyIndex[th.Body], PC: th.PC}]; n > 0 {
 		c.pre[d] = append(c.pre[d], th.Frame[:min(int(n), len(th.Frame))]...)
 	}
@@ -201,8 +201,8 @@ func (c *cdpor) stepped(ev *interp.Event) {
 }
 
 func (c *cdpor) site(e int32) ir.Site {
-	ev := &c.x.Evs[e]
-	return ir.Site{Body: c.bodyIndex[c.x.M.Threads[ev.Thread].Body], PC: ev.PC}
+	ev := &c.x.w.Evs[e]
+	return ir.Site{Body: c.bodyIndex[c.x.w.M().Threads[ev.Thread].Body], PC: ev.PC}
 }
 
 func pureRead(ev *interp.Event) bool {
@@ -221,7 +221,7 @@ func dataStep(k ir.EventKind) bool { return k == ir.EvRead || k == ir.EvWrite ||
 
 // Eligible implements clocks.CondOracle.
 func (c *cdpor) Eligible(k, d int32) bool {
-	ek, en := &c.x.Evs[k], &c.x.Evs[d]
+	ek, en := &c.x.w.Evs[k], &c.x.w.Evs[d]
 	if ek.Stop != interp.NoStop || en.Stop != interp.NoStop || !dataStep(ek.Kind) || !dataStep(en.Kind) || ek.Thread == en.Thread ||
 		len(ek.Tail) > 0 || len(en.Tail) > 0 {
 		return false
@@ -230,14 +230,14 @@ func (c *cdpor) Eligible(k, d int32) bool {
 		return false
 	}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
-		return ek.Loc == en.Loc && (c.raceFree || !c.x.Prog.Locations[ek.Loc].Atomic)
+		return ek.Loc == en.Loc && (c.raceFree || !c.x.w.Prog.Locations[ek.Loc].Atomic)
 	}
 	return c.raceFree && c.cs != nil && len(c.cs.Pairs[[2]ir.Site{c.site(k), c.site(d)}]) > 0
 }
 
 // Independent implements clocks.CondOracle.
 func (c *cdpor) Independent(k, d int32, _ clocks.Clock) bool {
-	ek, en := &c.x.Evs[k], &c.x.Evs[d]
+	ek, en := &c.x.w.Evs[k], &c.x.w.Evs[d]
 	pair := [2]ir.Site{c.site(k), c.site(d)}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
 		w := ek
@@ -303,11 +303,11 @@ func (c *cdpor) statistics() []driver.IndepStat {
 // where k and a later event meet (E'.û) when stable holds, since then no
 // write of loc comes between them.
 func (c *cdpor) valueAt(loc, k int32) int64 {
-	w := c.x.Clk.LastWrite(loc, func(e int32) bool { return e < k })
+	w := c.x.w.Clocks().LastWrite(loc, func(e int32) bool { return e < k })
 	if w < 0 {
 		return c.initial[loc]
 	}
-	ev := &c.x.Evs[w]
+	ev := &c.x.w.Evs[w]
 	if ev.Kind == ir.EvWrite {
 		return ev.Value
 	}
@@ -328,17 +328,17 @@ func (c *cdpor) uniform(k, d int32, reads []ir.LocRange) bool {
 	if len(reads) == 0 {
 		return true
 	}
-	ths := c.x.M.Threads
+	ths := c.x.w.M().Threads
 	c.firstAt = slices.Grow(c.firstAt[:0], len(ths))[:len(ths)]
 	for i := range c.firstAt {
 		c.firstAt[i] = -1
 	}
 	for j := k + 1; j < d; j++ {
-		if t := c.x.Evs[j].Thread; c.firstAt[t] < 0 {
+		if t := c.x.w.Evs[j].Thread; c.firstAt[t] < 0 {
 			c.firstAt[t] = j
 		}
 	}
-	return c.noOtherWrites(c.x.Evs[k].Thread, c.x.Evs[d].Thread, reads, func(t int) (ir.Site, bool) {
+	return c.noOtherWrites(c.x.w.Evs[k].Thread, c.x.w.Evs[d].Thread, reads, func(t int) (ir.Site, bool) {
 		if j := c.firstAt[t]; j >= 0 {
 			return c.site(j), true
 		}
@@ -359,7 +359,7 @@ func (c *cdpor) uniform(k, d int32, reads []ir.LocRange) bool {
 func (c *cdpor) stable(k int32, reads []ir.LocRange) bool {
 	for _, r := range reads {
 		for loc := r.Lo; loc < r.Hi; loc++ {
-			if c.tailWrote[loc] || !c.x.Clk.WritesBefore(loc, k) {
+			if c.tailWrote[loc] || !c.x.w.Clocks().WritesBefore(loc, k) {
 				return false
 			}
 		}
@@ -369,7 +369,7 @@ func (c *cdpor) stable(k int32, reads []ir.LocRange) bool {
 
 // standsAt is the site thread t stands at now (false: finished).
 func (c *cdpor) standsAt(t int) (ir.Site, bool) {
-	th := c.x.M.Threads[t]
+	th := c.x.w.M().Threads[t]
 	if th.Status == interp.Finished {
 		return ir.Site{}, false
 	}
@@ -382,7 +382,7 @@ func (c *cdpor) noOtherWrites(a, b int32, reads []ir.LocRange, pos func(t int) (
 	if len(reads) == 0 {
 		return true
 	}
-	for t := range c.x.M.Threads {
+	for t := range c.x.w.M().Threads {
 		if int32(t) == a || int32(t) == b {
 			continue
 		}
@@ -420,7 +420,7 @@ func (c *cdpor) sleepIndependent(s *sleeper, ev *interp.Event, evSite ir.Site) b
 		s.fp.Loc != ev.Loc || k == ir.EvRead && ev.Kind == ir.EvRead {
 		return false
 	}
-	if c.spin && (k == ir.EvRead || ev.Kind == ir.EvRead) || !c.raceFree && c.x.Prog.Locations[ev.Loc].Atomic {
+	if c.spin && (k == ir.EvRead || ev.Kind == ir.EvRead) || !c.raceFree && c.x.w.Prog.Locations[ev.Loc].Atomic {
 		return false
 	}
 	pair := [2]ir.Site{s.site, evSite}

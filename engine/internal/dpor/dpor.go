@@ -8,33 +8,52 @@
 package dpor
 
 import (
+	"unsafe"
+
 	"weft/engine/internal/clocks"
 	"weft/engine/internal/driver"
 	"weft/engine/interp"
 	"weft/engine/ir"
 )
 
-// Run explores with DFS, SDPOR or CDPOR, as x.Opts.Algorithm says.
-func Run(x *driver.Driver) {
-	e := &explorer{Driver: x, por: x.Opts.Algorithm == driver.SDPOR || x.Opts.Algorithm == driver.CDPOR}
-	// DFS needs the clocks for data races only.
-	x.Clk.NoDep = !e.por
-	if x.Opts.Algorithm == driver.CDPOR {
-		e.cd = newCDPOR(e)
-		x.Clk.Cond = e.cd
-		x.Clk.FullRaceWalk = true
+// Algorithm is one of the package's explorations.
+type Algorithm uint8
+
+const (
+	DFS Algorithm = iota
+	SDPOR
+	CDPOR
+)
+
+// Mode is the exploration algo; constraints are CDPOR's independence
+// constraints beside its own (nil: its own only).
+func Mode(algo Algorithm, constraints *ir.Constraints) driver.Mode {
+	use := driver.DependenceClocks
+	if algo == DFS {
+		use = driver.RaceClocks // DFS needs the clocks for data races only
 	}
-	e.chooses, e.alternatives = programHas(x.Prog, ir.OpChoose), programHas(x.Prog, ir.OpChoose, ir.OpSignal)
-	e.run()
-	if e.cd != nil {
-		x.Res.Independence = e.cd.statistics()
+	return driver.Mode{
+		Coarse: algo != DFS, // DFS explores every interleaving of fine steps
+		Clocks: use,
+		Explore: func(w *driver.Worker) {
+			e := &explorer{w: w, dfs: algo == DFS, por: algo != DFS}
+			if algo == CDPOR {
+				e.cd = newCDPOR(e, constraints)
+				w.UseConditionalDependence(e.cd)
+			}
+			e.chooses, e.alternatives = programHas(w.Prog, ir.OpChoose), programHas(w.Prog, ir.OpChoose, ir.OpSignal)
+			e.run()
+			if e.cd != nil {
+				w.Run().AddIndependence(e.cd.statistics())
+			}
+		},
 	}
 }
 
-// explorer is a DFS or SDPOR exploration: the driver, and per node of the
+// explorer is a DFS or SDPOR exploration: the worker, and per node of the
 // current execution the sets that say what to explore from there.
 type explorer struct {
-	*driver.Driver
+	w           *driver.Worker
 	nodes       []node
 	raceScratch []int32
 	initials    []int32
@@ -44,10 +63,10 @@ type explorer struct {
 	// chooses and alternatives say whether the program has a choose, and
 	// a step with alternatives at all (see "Alternatives").
 	chooses, alternatives bool
-	// por is set for SDPOR and CDPOR (DFS explores every order); cd is
-	// what CDPOR adds.
-	por bool
-	cd  *cdpor
+	// dfs is set for DFS, por for SDPOR and CDPOR (DFS explores every
+	// order); cd is what CDPOR adds.
+	dfs, por bool
+	cd       *cdpor
 }
 
 type sleeper struct {
@@ -84,8 +103,11 @@ type node struct {
 	alt, alts int32
 }
 
+// nodeBytes is about what a node takes beside its sets' words.
+const nodeBytes = int64(unsafe.Sizeof(node{})) + 4*int64(unsafe.Sizeof(sleeper{}))
+
 func (x *explorer) node(d int) *node {
-	x.GrowEvents(d)
+	x.w.GrowEvents(d)
 	for len(x.nodes) <= d {
 		x.nodes = append(x.nodes, node{})
 	}
@@ -96,16 +118,14 @@ func (x *explorer) node(d int) *node {
 // machine and the clocks always stand at the current node.
 func (x *explorer) run() {
 	sdpor := x.por
-	x.live.reset(len(x.M.Threads), func(t int) bool { return x.M.Threads[t].Status != interp.Finished })
+	x.live.reset(len(x.w.M().Threads), func(t int) bool { return x.w.M().Threads[t].Status != interp.Finished })
 	stop := x.enter(0)
 	d := 0
 	if stop {
-		x.Finish()
 		return
 	}
 	for {
-		if x.StopReason != "" || x.Cancelled() {
-			x.Finish()
+		if x.w.Halted() || x.w.Cancelled() {
 			return
 		}
 		n := &x.nodes[d]
@@ -116,7 +136,6 @@ func (x *explorer) run() {
 			p = x.pick(n)
 			if p < 0 {
 				if d == 0 {
-					x.Finish()
 					return
 				}
 				d--
@@ -127,34 +146,34 @@ func (x *explorer) run() {
 			n.done.add(int(p))
 			n.alt, n.alts = 0, 1
 			if x.alternatives {
-				n.alts = int32(x.M.Alternatives(int(p)))
+				n.alts = int32(x.w.M().Alternatives(int(p)))
 			}
 		}
-		ev := &x.Evs[d]
+		ev := &x.w.Evs[d]
 		ok := x.step(d, int(p), int(n.alt), ev)
-		x.Stats.Events += int64(ev.Steps())
-		if sdpor && x.M.StepCount()+interp.MaxTail >= x.Opts.MaxSteps {
-			if x.M.Coarse {
-				x.RestartFine() // see "The step bound"
+		x.w.Stats.Events += int64(ev.Steps())
+		if sdpor && x.w.M().StepCount()+interp.MaxTail >= x.w.Opts.MaxSteps {
+			if x.w.M().Coarse {
+				x.w.RestartFine() // see "The step bound"
 				continue
 			}
-			if x.pastOf(int32(d)) >= x.Opts.MaxSteps {
+			if x.pastOf(int32(d)) >= x.w.Opts.MaxSteps {
 				// Beyond the bound: p is cut here and below. Its races
 				// count as if it ran: another order may bring it within.
 				x.addRaces(int32(d), ev)
-				x.ReportStepBound(d + 1)
+				x.w.ReportStepBound(d + 1)
 				x.undo()
 				x.cutAt(n, p, d)
 				continue
 			}
-			if prev := x.M.StepCount() - ev.Steps(); ok && prev < x.Opts.MaxSteps && x.M.StepCount() >= x.Opts.MaxSteps {
-				x.ReportStepBound(d + 1) // an execution reached the bound
+			if prev := x.w.M().StepCount() - ev.Steps(); ok && prev < x.w.Opts.MaxSteps && x.w.M().StepCount() >= x.w.Opts.MaxSteps {
+				x.w.ReportStepBound(d + 1) // an execution reached the bound
 			}
 		}
 		if sdpor {
 			x.addRaces(int32(d), ev)
 		}
-		x.CheckDataRaces(int32(d), ev)
+		x.w.CheckDataRaces(int32(d), ev)
 		if !ok {
 			x.stopped(d, ev)
 			x.retreat(d)
@@ -163,21 +182,21 @@ func (x *explorer) run() {
 			}
 			continue
 		}
-		if x.StopReason != "" {
+		if x.w.Halted() {
 			continue
 		}
-		if sdpor && x.Long() {
+		if sdpor && x.w.Long() {
 			// A resource bound, not a cut: this branch goes no further,
 			// and the exploration will say it is incomplete.
-			if !x.ExecutionDone() {
+			if !x.w.ExecutionDone() {
 				x.retreat(d)
 			}
 			continue
 		}
-		if !sdpor && x.M.StepCount() >= x.Opts.MaxSteps {
+		if !sdpor && x.w.M().StepCount() >= x.w.Opts.MaxSteps {
 			// DFS cuts the execution at the bound.
-			x.ReportStepBound(d + 1)
-			if !x.ExecutionDone() {
+			x.w.ReportStepBound(d + 1)
+			if !x.w.ExecutionDone() {
 				x.retreat(d)
 			}
 			continue
@@ -196,16 +215,16 @@ func (x *explorer) step(d, t, alt int, ev *interp.Event) bool {
 	if x.cd != nil {
 		x.cd.snapshot(d, t)
 	}
-	n := len(x.M.Threads)
-	ok := x.StepAlt(t, alt, ev)
+	n := len(x.w.M().Threads)
+	ok := x.w.StepAlt(t, alt, ev)
 	if x.cd != nil {
 		x.cd.stepped(ev)
 	}
 	added, removed := int32(-1), int32(-1)
-	if len(x.M.Threads) > n && x.M.Threads[n].Status != interp.Finished {
+	if len(x.w.M().Threads) > n && x.w.M().Threads[n].Status != interp.Finished {
 		added = int32(n)
 	}
-	if x.M.Threads[t].Status == interp.Finished {
+	if x.w.M().Threads[t].Status == interp.Finished {
 		removed = int32(t)
 	}
 	x.live.stepped(added, removed)
@@ -215,7 +234,7 @@ func (x *explorer) step(d, t, alt int, ev *interp.Event) bool {
 // undo takes the last step back.
 func (x *explorer) undo() {
 	x.live.undo()
-	x.Undo()
+	x.w.Undo()
 }
 
 // exploreOthers adds every enabled thread that is not asleep at n (the
@@ -223,7 +242,7 @@ func (x *explorer) undo() {
 // early, every other thread's step is dependent with it.
 func (x *explorer) exploreOthers(n *node) {
 	for t := x.live.first; t >= 0; t = x.live.next[t] {
-		if !n.sleepSet.has(int(t)) && !n.cut.has(int(t)) && x.M.Enabled(int(t)) {
+		if !n.sleepSet.has(int(t)) && !n.cut.has(int(t)) && x.w.M().Enabled(int(t)) {
 			n.backtrack.add(int(t))
 		}
 	}
@@ -236,9 +255,9 @@ func (x *explorer) retreat(d int) {
 	x.undo()
 	if n := &x.nodes[d]; x.por && n.alt+1 >= n.alts {
 		n.sleepSet.add(int(n.chosen))
-		s := sleeper{thread: n.chosen, fp: footprintOf(&x.Evs[d], x.MayAccesses(&x.Evs[d])), value: x.Evs[d].Value}
+		s := sleeper{thread: n.chosen, fp: footprintOf(&x.w.Evs[d], x.w.MayAccesses(&x.w.Evs[d])), value: x.w.Evs[d].Value}
 		if x.cd != nil {
-			s.site, s.tail = x.cd.site(int32(d)), len(x.Evs[d].Tail) > 0
+			s.site, s.tail = x.cd.site(int32(d)), len(x.w.Evs[d].Tail) > 0
 		}
 		n.sleep = append(n.sleep, s)
 	}
@@ -248,7 +267,10 @@ func (x *explorer) retreat(d int) {
 // state is terminal (the execution is over or sleep-set blocked).
 func (x *explorer) enter(d int) bool {
 	n := x.node(d)
-	nt := len(x.M.Threads)
+	nt := len(x.w.M().Threads)
+	// The nodes' sets grow with the threads: a tree of spawns makes them
+	// quadratic, and they count against the run's memory budget.
+	x.w.SetExplorationBytes(int64(len(x.nodes)) * (nodeBytes + 5*8*int64(nt/64+1)))
 	n.enabled.clear()
 	n.backtrack.clear()
 	n.done.clear()
@@ -262,9 +284,9 @@ func (x *explorer) enter(d int) bool {
 	}
 	if d > 0 && x.por {
 		parent := &x.nodes[d-1]
-		ev := &x.Evs[d-1]
+		ev := &x.w.Evs[d-1]
 		fp := ir.Footprint{Kind: ev.Kind, Loc: ev.Loc, Acc: ev.Acc}
-		if may := x.MayAccesses(ev); may != nil {
+		if may := x.w.MayAccesses(ev); may != nil {
 			x.fpScratch = append(append(x.fpScratch[:0], ev.Acc...), may...)
 			fp.Acc = x.fpScratch
 		}
@@ -283,13 +305,13 @@ func (x *explorer) enter(d int) bool {
 	anyEnabled, anyCut := false, false
 	if x.live.first >= 0 {
 		n.enabled.cover(int(x.live.first), int(x.live.last))
-		if x.Opts.Algorithm == driver.DFS {
+		if x.dfs {
 			n.backtrack.cover(int(x.live.first), int(x.live.last))
 		}
 	}
 	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
 		t := int(lt)
-		if !x.M.Enabled(t) {
+		if !x.w.M().Enabled(t) {
 			continue
 		}
 		if n.cut.has(t) {
@@ -298,7 +320,7 @@ func (x *explorer) enter(d int) bool {
 		}
 		n.enabled.set(t)
 		anyEnabled = true
-		if x.Opts.Algorithm == driver.DFS {
+		if x.dfs {
 			n.backtrack.set(t)
 			continue
 		}
@@ -318,7 +340,7 @@ func (x *explorer) enter(d int) bool {
 		// A choose first, alone (see "Alternatives").
 		if n.sleepSet.has(int(c)) {
 			x.addBlockedRaces(int32(d))
-			x.Stats.SSB++
+			x.w.Stats.SSB++
 			return true
 		}
 		n.backtrack.clear()
@@ -343,12 +365,12 @@ func (x *explorer) enter(d int) bool {
 			// and its race of t2's lock(m1) with t1's is the only one
 			// that lets t2 take both mutexes before t1 takes m1.)
 			x.addBlockedRaces(int32(d))
-			x.Stats.SSB++
+			x.w.Stats.SSB++
 			return true
 		}
 		// Prefer the thread that just moved: fewer context switches.
 		if d > 0 {
-			if last := x.Evs[d-1].Thread; int(last) < nt && x.M.Enabled(int(last)) && !n.sleepSet.has(int(last)) {
+			if last := x.w.Evs[d-1].Thread; int(last) < nt && x.w.M().Enabled(int(last)) && !n.sleepSet.has(int(last)) {
 				first = last
 			}
 		}
@@ -376,7 +398,7 @@ func (x *explorer) enter(d int) bool {
 // pastOf is the number of steps in event d's strict dependence past (fine
 // steps: one event each).
 func (x *explorer) pastOf(d int32) int {
-	return x.Clk.Past(d) - 1 // d itself
+	return x.w.Clocks().Past(d) - 1 // d itself
 }
 
 // cutAt records that thread p's step at node n (depth d) is beyond the
@@ -405,14 +427,14 @@ func (x *explorer) cutAt(n *node, p int32, d int) {
 		return
 	}
 	x.addBlockedRaces(int32(d)) // the others sleep: sleep-set blocked
-	x.Stats.SSB++
+	x.w.Stats.SSB++
 }
 
 // cutEnd ends an execution of d steps in which every thread that can
 // still move is cut: not a deadlock.
 func (x *explorer) cutEnd(d int) {
 	x.addBlockedRaces(int32(d))
-	x.ExecutionDone()
+	x.w.ExecutionDone()
 }
 
 // pick returns the next thread to explore from n, or -1.
@@ -434,10 +456,10 @@ func (x *explorer) pick(n *node) int32 {
 
 // maximal handles an execution in which no thread can move.
 func (x *explorer) maximal(d int) {
-	if x.por && x.Deadlocked() {
+	if x.por && x.w.Deadlocked() {
 		x.addBlockedRaces(int32(d))
 	}
-	x.Deadlock(d)
+	x.w.Deadlock(d)
 }
 
 // stopped handles a step that stopped the execution.
@@ -446,19 +468,19 @@ func (x *explorer) stopped(d int, ev *interp.Event) {
 		x.addBlockedRaces(int32(d + 1))
 	}
 	if ev.Stop == interp.StopAssume {
-		x.Stats.AssumeBlocked++
+		x.w.Stats.AssumeBlocked++
 	}
-	x.ReportStop(d, ev)
-	x.ExecutionDone()
+	x.w.ReportStop(d, ev)
+	x.w.ExecutionDone()
 }
 
 // addRaces finds the races of event d and updates backtrack sets, as in
 // Source-DPOR: for a race e ⋖ d, the initials of notdep(e).d at the node
 // before e must meet its backtrack set.
 func (x *explorer) addRaces(d int32, ev *interp.Event) {
-	x.raceScratch = x.Clk.Races(d, ev, x.raceScratch[:0])
+	x.raceScratch = x.w.Clocks().Races(d, ev, x.raceScratch[:0])
 	for _, e := range x.raceScratch {
-		x.reverse(e, d, ev.Thread, x.Clk.DepClock(d))
+		x.reverse(e, d, ev.Thread, x.w.Clocks().DepClock(d))
 	}
 }
 
@@ -468,14 +490,14 @@ func (x *explorer) addRaces(d int32, ev *interp.Event) {
 // executed. Without this, a lock-order inversion would never be reversed
 // into the order that lets the blocked thread go first.
 func (x *explorer) addBlockedRaces(depth int32) {
-	c := x.Clk
+	c := x.w.Clocks()
 	for lt := x.live.first; lt >= 0; lt = x.live.next[lt] {
 		t := int(lt)
-		kind, loc := x.M.Peek(t)
-		if kind != ir.EvLock && kind != ir.EvWake || x.M.Enabled(t) || loc < 0 {
+		kind, loc := x.w.M().Peek(t)
+		if kind != ir.EvLock && kind != ir.EvWake || x.w.M().Enabled(t) || loc < 0 {
 			continue
 		}
-		if kind == ir.EvWake && x.M.Waiting(t) && !x.M.SpuriousWakeups {
+		if kind == ir.EvWake && x.w.M().Waiting(t) && !x.w.M().SpuriousWakeups {
 			continue // no signal yet: not blocked on the mutex
 		}
 		base, _ := c.ThreadClocks(int32(t))
@@ -490,7 +512,7 @@ func (x *explorer) addBlockedRaces(depth int32) {
 // with dependence clock pClock that comes after the first `upto` events
 // (s is event upto itself, or a step that could not be executed).
 func (x *explorer) reverse(e, upto, p int32, pClock clocks.Clock) {
-	c := x.Clk
+	c := x.w.Clocks()
 	n := &x.nodes[e]
 	x.initials = x.initials[:0]
 	x.vEvents = x.vEvents[:0]

@@ -209,26 +209,26 @@ thread w[k in 0..3000] {
 }`, 0, 150 << 20},
 	}
 	for _, tc := range tests {
-		for _, algo := range []driver.Algorithm{driver.SDPOR, driver.DFS} {
-			t.Run(fmt.Sprintf("%s/%s", tc.name, algo), func(t *testing.T) {
+		for _, algo := range []Algorithm{SDPOR, DFS} {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, algo), func(t *testing.T) {
 				ld := lower.Load(tc.name, []byte(tc.src))
 				if ld.Exec == nil {
 					t.Fatalf("not lowered: %v", ld.Diagnostics)
 				}
-				opts := driver.Options{
-					Algorithm: algo, MaxSteps: tc.maxSteps, MaxExecutions: 1,
+				opts := driver.Config{
+					MaxSteps: tc.maxSteps, MaxExecutions: 1, MaxTraces: 100,
 					ProgressInterval: time.Second, LocalBudget: interp.DefaultLocalBudget,
 				}
 				if opts.MaxSteps == 0 {
-					opts.MaxSteps = driver.DefaultMaxSteps
+					opts.MaxSteps = 100_000
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
-				res := driver.Run(ctx, ld.Exec, opts, Run)
+				res := driver.Explore(ctx, ld.Exec, opts, Mode(algo, nil))
 				runtime.ReadMemStats(&after)
-				if res.Stopped == "timeout" {
+				if res.Stopped == driver.StopTimeout {
 					t.Fatalf("no execution in a minute")
 				}
 				alloc := after.TotalAlloc - before.TotalAlloc

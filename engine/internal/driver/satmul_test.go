@@ -12,7 +12,7 @@ func TestSatMul(t *testing.T) {
 		{0, 8, 0},
 		{3, 0, 0},
 		{100_000, 3, 300_000},
-		{MaxMaxSteps, lengthCapThreads, MaxMaxSteps * lengthCapThreads},
+		{1 << 30, lengthCapThreads, (1 << 30) * lengthCapThreads},
 		{4611686018427387904, 3, math.MaxInt64},
 		{math.MaxInt64, 2, math.MaxInt64},
 		{math.MaxInt64 / 8, 8, math.MaxInt64 / 8 * 8},

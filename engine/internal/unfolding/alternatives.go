@@ -263,7 +263,7 @@ func (q *qexplorer) alt(en []*uevent, e *uevent) []*uevent {
 			}
 			return false
 		})
-		if len(spikes[i]) == 0 || (i == last && !found) || q.x.StopReason != "" {
+		if len(spikes[i]) == 0 || (i == last && !found) || q.x.Halted() {
 			// (The exploration ends when a budget runs out in the
 			// middle of this search: a spin loop's buckets can hold
 			// more candidates than a deadline allows to look at.)

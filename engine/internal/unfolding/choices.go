@@ -137,7 +137,7 @@ func (q *qexplorer) noteWaiters(e *uevent, ev *interp.Event) {
 		return
 	}
 	var ws []int32
-	m := q.x.M
+	m := q.x.M()
 	for i, th := range m.Threads {
 		if !m.Waiting(i) || th.Status != interp.Ready {
 			continue
@@ -176,7 +176,7 @@ func (q *qexplorer) machineAlt(e *uevent) int {
 	if e.fkind != ir.EvSignal || e.act.alt == 0 {
 		return int(e.act.alt)
 	}
-	m := q.x.M
+	m := q.x.M()
 	woken := int(q.midx[e.act.alt-1])
 	n := 0
 	for i, th := range m.Threads {

@@ -2,6 +2,8 @@ package unfolding
 
 import (
 	"math/bits"
+	"unsafe"
+
 	"weft/engine/interp"
 	"weft/engine/ir"
 )
@@ -246,6 +248,15 @@ type unfolding struct {
 	// one event per hash, the others found in the child list.
 	wide  map[*uevent]map[uint64]*uevent
 	multi map[*uevent][]*candBucket // events that access several locations: their buckets
+}
+
+// eventExtraBytes is about what an event holds beside its struct: its
+// children, its history, its index entries.
+const eventExtraBytes = 128
+
+// bytes is about how much memory U holds: its events and their indexes.
+func (u *unfolding) bytes() int64 {
+	return int64(len(u.all)) * (int64(unsafe.Sizeof(uevent{})) + eventExtraBytes)
 }
 
 func newUnfolding(prog *ir.Program, m *interp.Machine, uidOf func(int) int32) *unfolding {

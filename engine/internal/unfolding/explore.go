@@ -17,7 +17,7 @@ import (
 // (bug reports, traces, statistics, budgets, callbacks) is shared with the
 // other modes.
 type qexplorer struct {
-	x     *driver.Driver
+	x     *driver.Worker
 	k     int // k-partial alternatives; 0: optimal (every event of D)
 	u     *unfolding
 	c     config
@@ -57,35 +57,32 @@ type qexplorer struct {
 	cvWaiters map[*uevent][]int32
 }
 
-// Run explores with the unfolding: qpor with k-partial alternatives
-// (x.Opts.K) or optimal, as x.Opts.Algorithm says.
-func Run(x *driver.Driver) { runExplorer(x, qporPruneMin) }
+// Mode is qpor with k-partial alternatives (k > 0) or optimal (k = 0).
+// pruneAlways prunes U after every call of Explore (tests).
+func Mode(k int, pruneAlways bool) driver.Mode {
+	return driver.Mode{
+		Coarse: true,
+		Clocks: driver.RaceClocks, // only data races need clocks here
+		Explore: func(w *driver.Worker) {
+			pruneMin := qporPruneMin
+			if pruneAlways {
+				pruneMin = 0
+			}
+			runExplorer(w, k, pruneMin)
+		},
+	}
+}
 
-// runExplorer is Run, U never pruned below pruneMin events (unless
-// Options.PruneAlways); it returns the explorer, for the tests to read
-// its effort.
-func runExplorer(x *driver.Driver, pruneMin int) *qexplorer {
-	q := &qexplorer{x: x}
-	// Only data races need clocks here, and none can happen if every
-	// location is a mutex or atomic.
-	x.Clk.NoDep, x.Clk.Off = true, true
-	for _, l := range x.Prog.Locations {
-		if !l.Mutex && !l.Atomic {
-			x.Clk.Off = false
-			break
-		}
-	}
-	if x.Opts.Algorithm == driver.QPOR {
-		q.k = x.Opts.K
-		if q.k <= 0 {
-			q.k = 1
-		}
-	}
-	for i := range x.M.Threads {
+// runExplorer explores with k-partial alternatives (0: optimal), U never
+// pruned below pruneMin events; it returns the explorer, for the tests to
+// read its effort.
+func runExplorer(x *driver.Worker, k, pruneMin int) *qexplorer {
+	q := &qexplorer{x: x, k: k}
+	for i := range x.M().Threads {
 		q.uidOf = append(q.uidOf, int32(i))
 		q.midx = append(q.midx, int32(i))
 	}
-	q.u = newUnfolding(x.Prog, x.M, q.uidFn)
+	q.u = newUnfolding(x.Prog, x.M(), q.uidFn)
 	q.u.bound = int32(min(x.Opts.MaxSteps, math.MaxInt32))
 	q.c.locs = make([][]*uevent, len(x.Prog.Locations))
 	q.c.nextOn = make([][]position, len(x.Prog.Locations))
@@ -99,12 +96,8 @@ func runExplorer(x *driver.Driver, pruneMin int) *qexplorer {
 		}
 	}
 	q.pruneMin = pruneMin
-	if x.Opts.PruneAlways {
-		q.pruneMin = 0
-	}
 	q.pruneAt = q.pruneMin
 	q.explore(nil, false)
-	x.Finish()
 	return q
 }
 
@@ -153,7 +146,7 @@ func (q *qexplorer) probe(t int32, a *action) {
 	if a.probed {
 		return
 	}
-	m := q.x.M
+	m := q.x.M()
 	mi := int(q.midx[t])
 	th := m.Threads[mi]
 	if fp := th.Body.Atomics[th.PC]; fp != nil && !fp.Stable {
@@ -163,10 +156,9 @@ func (q *qexplorer) probe(t int32, a *action) {
 		a.acc, a.probed, a.unstable = acc, true, true
 		return
 	}
-	m.Step(mi, &q.tmp)
+	q.x.Probe(mi, &q.tmp)
 	a.acc = append([]ir.Access(nil), q.tmp.Acc...)
 	a.probed = true
-	m.Undo()
 }
 
 // explore is Explore(C, D, A) of Alg. 1; C and D are q.c and q.d. If
@@ -176,7 +168,9 @@ func (q *qexplorer) probe(t int32, a *action) {
 // per size of C.
 func (q *qexplorer) explore(A []*uevent, known bool) {
 	x := q.x
-	if x.StopReason != "" || x.Cancelled() {
+	// What U holds counts against the run's memory budget.
+	x.SetExplorationBytes(q.u.bytes())
+	if x.Halted() || x.Cancelled() {
 		return
 	}
 	depth := len(q.c.events)
@@ -223,7 +217,7 @@ func (q *qexplorer) explore(A []*uevent, known bool) {
 		q.explore(removeEv(A, e), true)
 	}
 	q.pop(e)
-	if x.StopReason != "" {
+	if x.Halted() {
 		return
 	}
 	e.inD++
@@ -278,7 +272,7 @@ func (q *qexplorer) choose(en []*uevent) *uevent {
 		if f.thread == last {
 			return f
 		}
-		th := q.x.M.Threads[q.midx[f.thread]]
+		th := q.x.M().Threads[q.midx[f.thread]]
 		if left := int32(len(th.Body.Code)) - th.PC; left > most {
 			most, e = left, f
 		}
@@ -312,7 +306,7 @@ func removeEv(s []*uevent, e *uevent) []*uevent {
 func (q *qexplorer) push(e *uevent) bool {
 	x := q.x
 	mi := int(q.midx[e.thread])
-	d, steps := x.M.Depth(), x.M.StepCount()
+	d, steps := x.M().Depth(), x.M().StepCount()
 	x.GrowEvents(d)
 	ev := &x.Evs[d]
 	ok := q.step(e, ev)
@@ -332,7 +326,7 @@ func (q *qexplorer) push(e *uevent) bool {
 			x.Anomaly("a Stable atomic block's accesses changed") // cannot happen
 		}
 		if mx := e.mutex(); mx >= 0 {
-			if h := x.M.Mem[mx]; h > 0 {
+			if h := x.M().Mem[mx]; h > 0 {
 				e.holder = q.uidOf[h-1] + 1
 			}
 		}
@@ -344,7 +338,7 @@ func (q *qexplorer) push(e *uevent) bool {
 	} else if ev.Kind == ir.EvSpawn {
 		child := int(ev.Loc)
 		if first {
-			e.childUID = q.u.childUID(e.thread, x.M.Threads[child].SpawnIndex)
+			e.childUID = q.u.childUID(e.thread, x.M().Threads[child].SpawnIndex)
 		}
 		for len(q.uidOf) <= child {
 			q.uidOf = append(q.uidOf, -1)
@@ -355,15 +349,15 @@ func (q *qexplorer) push(e *uevent) bool {
 		}
 		q.midx[e.childUID] = int32(child)
 		if first {
-			e.childNext = peekAction(x.M, child, q.uidFn)
-			e.childFin = x.M.Threads[child].Status == interp.Finished
+			e.childNext = peekAction(x.M(), child, q.uidFn)
+			e.childFin = x.M().Threads[child].Status == interp.Finished
 			if e.childNext != nil {
 				q.probe(e.childUID, e.childNext)
 			}
 		}
 	}
 	if first && ok && !ev.Finished {
-		e.next = peekAction(x.M, mi, q.uidFn)
+		e.next = peekAction(x.M(), mi, q.uidFn)
 		if e.next != nil {
 			q.probe(e.thread, e.next) // config.nextOn needs its locations
 		}
@@ -376,9 +370,9 @@ func (q *qexplorer) push(e *uevent) bool {
 	}
 	q.addExtensions(e)
 	if ok && q.nearBound(steps) && e.pastOf()+e.tsteps-e.predSteps() >= q.u.bound {
-		x.ReportStepBound(x.M.Depth())
+		x.ReportStepBound(x.M().Depth())
 	}
-	return x.StopReason == ""
+	return !x.Halted()
 }
 
 // step executes e on the machine (which stands at a linearisation of C,
@@ -388,13 +382,11 @@ func (q *qexplorer) push(e *uevent) bool {
 // every linearisation.
 func (q *qexplorer) step(e *uevent, ev *interp.Event) bool {
 	x := q.x
-	if x.M.StepCount()+1+interp.MaxTail < int(q.u.bound) { // q.nearBound, inlined
-		x.M.TailBound = 0
-	} else {
-		x.M.TailBound = x.M.StepCount() + int(q.u.bound-e.pastOf())
+	tailBound := 0                                            // the step bound
+	if x.M().StepCount()+1+interp.MaxTail >= int(q.u.bound) { // q.nearBound, inlined
+		tailBound = x.M().StepCount() + int(q.u.bound-e.pastOf())
 	}
-	ok := x.StepAlt(int(q.midx[e.thread]), q.machineAlt(e), ev)
-	return ok
+	return x.StepBounded(int(q.midx[e.thread]), q.machineAlt(e), tailBound, ev)
 }
 
 // nearBound reports whether an event pushed when C has steps fine steps
@@ -482,14 +474,14 @@ func (q *qexplorer) pop(e *uevent) {
 // assume in an atomic block may then pass).
 func (q *qexplorer) maximal() {
 	x := q.x
-	if x.M.StepCount() >= int(q.u.bound) {
-		x.ReportStepBound(x.M.Depth())
+	if x.M().StepCount() >= int(q.u.bound) {
+		x.ReportStepBound(x.M().Depth())
 	}
 	if len(q.c.stops) == 0 {
 		if q.cut() {
 			x.ExecutionDone()
 		} else {
-			x.Deadlock(x.M.Depth())
+			x.Deadlock(x.M().Depth())
 		}
 		return
 	}
@@ -503,10 +495,10 @@ func (q *qexplorer) maximal() {
 	q.stopBuf = stops
 	for i := len(stops) - 1; i >= 0; i-- {
 		s := stops[i]
-		for x.M.Depth() > s.depth {
+		for x.M().Depth() > s.depth {
 			x.Undo()
 		}
-		if x.StopReason != "" {
+		if x.Halted() {
 			continue // a budget ran out: only come back
 		}
 		q.step(s.e, &x.Evs[s.depth])
@@ -518,7 +510,7 @@ func (q *qexplorer) maximal() {
 	}
 	for _, e := range q.c.events[stops[0].e.cpos+1:] {
 		if !e.stop {
-			d := x.M.Depth()
+			d := x.M().Depth()
 			x.GrowEvents(d)
 			q.step(e, &x.Evs[d])
 		}
@@ -536,14 +528,14 @@ type stopAt struct {
 // there is beyond the bound. That event's past is in C: none is unless C
 // has reached the bound.
 func (q *qexplorer) cut() bool {
-	if q.x.M.StepCount() < int(q.u.bound) {
+	if q.x.M().StepCount() < int(q.u.bound) {
 		return false
 	}
 	for t, p := range q.c.tmax {
 		if !q.present(int32(t)) || q.nextOf(int32(t), p) == nil {
 			continue
 		}
-		if mi := q.midx[t]; mi >= 0 && q.x.M.Enabled(int(mi)) {
+		if mi := q.midx[t]; mi >= 0 && q.x.M().Enabled(int(mi)) {
 			return true
 		}
 	}

@@ -69,7 +69,7 @@ type enRecord struct {
 // enabledNew is enabledOf(t) after a push, taken from what addExtensions
 // found if it can.
 func (q *qexplorer) enabledNew(t int32) *uevent {
-	if r := q.enNew[t]; r.push == q.pushes && r.ev != nil && q.x.M.Enabled(int(q.midx[t])) {
+	if r := q.enNew[t]; r.push == q.pushes && r.ev != nil && q.x.M().Enabled(int(q.midx[t])) {
 		return r.ev
 	}
 	return q.enabledOf(t)
@@ -82,7 +82,7 @@ func (q *qexplorer) enabledOf(t int32) *uevent {
 	}
 	p := q.c.tmax[t]
 	a := q.nextOf(t, p)
-	if a == nil || !q.x.M.Enabled(int(q.midx[t])) {
+	if a == nil || !q.x.M().Enabled(int(q.midx[t])) {
 		return nil
 	}
 	q.probe(t, a)
@@ -521,7 +521,7 @@ func (q *qexplorer) emit(t int32, p, sp *uevent, a *action, gen, tm []*uevent) *
 // each location it touches in its history (a subset of C).
 func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uevent {
 	n := q.u.events
-	e := q.u.event(t, p, sp, a, gen, q.x.M.StepCount() >= int(q.u.bound))
+	e := q.u.event(t, p, sp, a, gen, q.x.M().StepCount() >= int(q.u.bound))
 	if e == nil {
 		if q.u.beyond {
 			// Its past is a configuration of C of at least MaxSteps
@@ -529,7 +529,7 @@ func (q *qexplorer) event(t int32, p, sp *uevent, a *action, gen []*uevent) *uev
 			// reports too.
 			q.u.beyond = false
 			q.refused++
-			q.x.ReportStepBound(q.x.M.Depth())
+			q.x.ReportStepBound(q.x.M().Depth())
 		}
 		return nil
 	}

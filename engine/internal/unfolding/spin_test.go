@@ -150,12 +150,11 @@ thread other {
 // quadratic by design, and left out).
 var spinModes = []struct {
 	name string
-	algo driver.Algorithm
-	k    int
+	k    int // 0: optimal
 }{
-	{"qpor-k1", driver.QPOR, 1},
-	{"qpor-k2", driver.QPOR, 2},
-	{"optimal", driver.Optimal, 0},
+	{"qpor-k1", 1},
+	{"qpor-k2", 2},
+	{"optimal", 0},
 }
 
 // loadSpin loads a spin shape.
@@ -176,22 +175,24 @@ func loadSpin(tb testing.TB, sh spinShape) *ir.Program {
 // exploreSpin explores prog at step bound n, U pruned from pruneMin
 // events, and returns the result and the effort of its explorers (two if
 // the exploration started over with fine steps at a data race).
-func exploreSpin(prog *ir.Program, algo driver.Algorithm, k, n, pruneMin int) (*driver.Result, effort) {
+func exploreSpin(prog *ir.Program, k, n, pruneMin int) (*driver.Outcome, effort) {
 	var f effort
 	// These spins run to the step bound: spin-waiting off (it would
 	// park each spinner after one iteration).
-	opts := driver.Options{Algorithm: algo, K: max(k, 1), MaxSteps: n, ProgressInterval: time.Second, NoSpinWait: true}
-	res := driver.Run(context.Background(), prog, opts, func(x *driver.Driver) {
-		e := runExplorer(x, pruneMin).effort
+	cfg := driver.Config{MaxSteps: n, MaxTraces: 100, ProgressInterval: time.Second, NoSpinWait: true}
+	mode := Mode(k, false)
+	mode.Explore = func(x *driver.Worker) {
+		e := runExplorer(x, k, pruneMin).effort
 		f.considered += e.considered
 		f.buckets += e.buckets
 		f.histories += e.histories
 		f.deps += e.deps
-	})
+	}
+	res := driver.Explore(context.Background(), prog, cfg, mode)
 	return res, f
 }
 
-func bugKinds(res *driver.Result) string {
+func bugKinds(res *driver.Outcome) string {
 	seen := map[string]bool{}
 	var kinds []string
 	for _, b := range res.Bugs {
@@ -212,10 +213,10 @@ func TestSpinCounts(t *testing.T) {
 		prog := loadSpin(t, sh)
 		for _, mode := range spinModes {
 			t.Run(sh.name+"/"+mode.name, func(t *testing.T) {
-				res, _ := exploreSpin(prog, mode.algo, mode.k, n, qporPruneMin)
-				if want := sh.execs(n); res.Stats.Executions != want || !res.Complete || bugKinds(res) != sh.bugs || res.Anomalies != 0 {
+				res, _ := exploreSpin(prog, mode.k, n, qporPruneMin)
+				if want := sh.execs(n); res.Counters.Executions != want || !res.Complete || bugKinds(res) != sh.bugs || res.Anomalies != 0 {
 					t.Errorf("%d executions (want %d), complete %v, bugs %q (want %q), anomalies %d %s",
-						res.Stats.Executions, want, res.Complete, bugKinds(res), sh.bugs, res.Anomalies, res.FirstAnomaly)
+						res.Counters.Executions, want, res.Complete, bugKinds(res), sh.bugs, res.Anomalies, res.FirstAnomaly)
 				}
 			})
 		}
@@ -238,8 +239,8 @@ func TestSpinEffortLinear(t *testing.T) {
 		prog := loadSpin(t, sh)
 		for _, mode := range spinModes {
 			t.Run(sh.name+"/"+mode.name, func(t *testing.T) {
-				_, small := exploreSpin(prog, mode.algo, mode.k, n, pruneMin)
-				_, large := exploreSpin(prog, mode.algo, mode.k, 4*n, pruneMin)
+				_, small := exploreSpin(prog, mode.k, n, pruneMin)
+				_, large := exploreSpin(prog, mode.k, 4*n, pruneMin)
 				r := float64(large.total()) / float64(small.total())
 				t.Logf("effort %d at bound %d, %d at %d: %.2f times", small.total(), n, large.total(), 4*n, r)
 				if r > 5 {
@@ -259,15 +260,15 @@ func BenchmarkSpin(b *testing.B) {
 	for i, sh := range spinShapes {
 		prog := loadSpin(b, sh)
 		for _, mode := range spinModes {
-			if i > 0 && mode.algo != driver.Optimal {
+			if i > 0 && mode.k != 0 {
 				continue // the first shape in every mode, the others in optimal
 			}
 			for _, n := range []int{1_000, 10_000, 100_000} {
 				b.Run(fmt.Sprintf("%s/%s/%d", sh.name, mode.name, n), func(b *testing.B) {
 					for range b.N {
-						res, _ := exploreSpin(prog, mode.algo, mode.k, n, qporPruneMin)
-						if want := sh.execs(int64(n)); res.Stats.Executions != want {
-							b.Fatalf("%d executions, want %d", res.Stats.Executions, want)
+						res, _ := exploreSpin(prog, mode.k, n, qporPruneMin)
+						if want := sh.execs(int64(n)); res.Counters.Executions != want {
+							b.Fatalf("%d executions, want %d", res.Counters.Executions, want)
 						}
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/step")

@@ -1,0 +1,305 @@
+package driver
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"weft/engine/ir"
+	"weft/source"
+)
+
+// BugKind is the kind of a bug, as named in the JSON contract.
+type BugKind string
+
+const (
+	BugAssertion    BugKind = "assertion"
+	BugDeadlock     BugKind = "deadlock"
+	BugRuntimeError BugKind = "runtime-error"
+	BugDataRace     BugKind = "data-race"
+	BugStepBound    BugKind = "step-bound"
+)
+
+// BugKinds lists every kind, in the order reports sort them.
+var BugKinds = []BugKind{BugAssertion, BugRuntimeError, BugDeadlock, BugDataRace, BugStepBound}
+
+// RaceSide is one access of a data race.
+type RaceSide struct {
+	Thread string
+	Range  source.Range
+	Op     string
+}
+
+// Found is a bug a run found, with the schedule that reproduces it.
+type Found struct {
+	Kind    BugKind
+	Message string
+	Thread  string       // the thread at fault
+	Range   source.Range // where
+	Other   *RaceSide    // data races: the other access
+	// Schedule is the thread index of each fine step; Choices the
+	// alternative of each (nil when every step took its first).
+	Schedule, Choices []int32
+	// FirstMessage is the message first found (and handed to OnBug) when
+	// the canonical trace's differs; otherwise empty.
+	FirstMessage string
+	// Kept is what Config.TraceOf made of the trace, nil
+	// without it.
+	Kept any
+
+	key      string // what a run reports once
+	variable string // data races: the location, the key of its summary if omitted
+}
+
+// compareBugs is the canonical order of bugs: by position, kind and key,
+// none of which depends on the trace that found a bug (but a step-bound
+// bug's and a deadlock's position, which is that of the thread blamed).
+func compareBugs(a, b *Found) int {
+	return cmp.Or(cmp.Compare(a.Range.Start.Offset, b.Range.Start.Offset),
+		cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.key, b.key))
+}
+
+func kindRank(k BugKind) int { return slices.Index(BugKinds, k) }
+
+// compareSchedules orders two schedules of a bug: the shorter first, then
+// by their steps and choices.
+func compareSchedules(s1, c1, s2, c2 []int32) int {
+	if c := cmp.Compare(len(s1), len(s2)); c != 0 {
+		return c
+	}
+	if c := slices.Compare(s1, s2); c != 0 {
+		return c
+	}
+	for i := range s1 {
+		if c := cmp.Compare(choiceAt(c1, i), choiceAt(c2, i)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func choiceAt(c []int32, i int) int32 {
+	if c == nil {
+		return 0
+	}
+	return c[i]
+}
+
+// BugSummary counts the distinct bugs of one kind (on one variable, for
+// data races) found but not kept (Config.MaxTraces).
+type BugSummary struct {
+	Kind     BugKind
+	Variable string
+	Count    int64
+	// Lines is the range of the bugs' lines (1-based, first and last);
+	// OtherLines, for data races, that of the other accesses.
+	Lines, OtherLines [2]int
+}
+
+// scheduleStepBytes is what a kept bug takes a step, as counted against
+// the quarter of Config.MaxMemory its schedules may take (its step and
+// choice; with Config.TraceOf, about 200 bytes more for the trace).
+const scheduleStepBytes = 8
+
+// keptTraceStepBytes is scheduleStepBytes with Config.TraceOf.
+const keptTraceStepBytes = 200 + scheduleStepBytes
+
+// bugSink keeps a run's bugs: one per key, with its canonical schedule,
+// at most Config.MaxTraces of them (the first in canonical order), the
+// others counted in summaries. Its methods run under Run.mu.
+type bugSink struct {
+	prog     *ir.Program
+	cfg      *Config
+	byKey    map[string]*Found // kept bugs; nil for those only counted
+	kept     []*Found
+	omitted  []BugSummary
+	nOmitted int64
+	bytes    int64 // what the kept schedules take
+	// delivered counts the bugs handed to OnBug: the first MaxTraces
+	// found, no more, whichever are kept in the end.
+	delivered int
+}
+
+func (s *bugSink) init(prog *ir.Program, cfg *Config) {
+	s.prog, s.cfg, s.byKey = prog, cfg, make(map[string]*Found)
+}
+
+func (s *bugSink) stepBytes() int64 {
+	if s.cfg.TraceOf != nil {
+		return keptTraceStepBytes
+	}
+	return scheduleStepBytes
+}
+
+// wants reports whether a bug with this key found with a schedule of
+// fine steps may be kept or improve on the one kept: it is new, or the
+// one kept is not shorter.
+func (s *bugSink) wants(key string, fine int) bool {
+	b, ok := s.byKey[key]
+	return !ok || b != nil && len(b.Schedule) >= fine
+}
+
+// admit is wants for bug b, whose schedule is not built yet, found with
+// a schedule of fine steps: if b is new and would not be kept (the sink
+// is full of bugs that come before it), it counts it as omitted at once,
+// without its schedule, and says no. (30,000 distinct races, each with a
+// trace of 30,000 steps, would otherwise build 30,000 schedules to keep
+// 100.)
+func (s *bugSink) admit(b *Found, fine int) bool {
+	if !s.wants(b.key, fine) {
+		return false
+	}
+	if _, known := s.byKey[b.key]; known || len(s.kept) < s.cfg.MaxTraces {
+		return true
+	}
+	for _, k := range s.kept {
+		if compareBugs(b, k) < 0 {
+			return true // it takes the place of the last kept
+		}
+	}
+	s.omit(b)
+	return false
+}
+
+// offer records bug b, unless one with the same key was found with a
+// schedule that comes first (compareSchedules); b's slices become the
+// sink's. It returns b when it is new and kept (to hand to OnBug), and
+// whether the run must stop (Config.MaxBugs).
+func (s *bugSink) offer(b *Found) (isNew *Found, stop bool) {
+	old, known := s.byKey[b.key]
+	switch {
+	case known && old == nil:
+		return nil, false // counted, not kept
+	case known:
+		if compareSchedules(b.Schedule, b.Choices, old.Schedule, old.Choices) >= 0 {
+			return nil, false
+		}
+		cost := int64(len(b.Schedule)-len(old.Schedule)) * s.stepBytes()
+		if s.cfg.MaxMemory > 0 && cost > 0 && s.bytes+cost > s.cfg.MaxMemory/4 {
+			return nil, false
+		}
+		s.bytes += cost
+		b.FirstMessage = old.FirstMessage
+		if b.FirstMessage == "" && old.Message != b.Message {
+			b.FirstMessage = old.Message
+		}
+		*old = *b
+		return nil, false
+	}
+	cost := int64(len(b.Schedule)) * s.stepBytes()
+	if len(s.kept) >= s.cfg.MaxTraces {
+		// Full: b takes the place of the last kept in canonical order if
+		// it comes before it, so that which bugs are kept does not
+		// depend on the order they were found in.
+		last := 0
+		for i, k := range s.kept {
+			if compareBugs(k, s.kept[last]) > 0 {
+				last = i
+			}
+		}
+		if compareBugs(b, s.kept[last]) > 0 {
+			s.omit(b)
+			return nil, s.full()
+		}
+		evicted := s.kept[last]
+		s.kept = slices.Delete(s.kept, last, last+1)
+		s.bytes -= int64(len(evicted.Schedule)) * s.stepBytes()
+		s.omit(evicted)
+	} else if s.cfg.MaxMemory > 0 && len(s.kept) > 0 && s.bytes+cost > s.cfg.MaxMemory/4 {
+		s.omit(b)
+		return nil, s.full()
+	}
+	s.bytes += cost
+	s.byKey[b.key] = b
+	s.kept = append(s.kept, b)
+	if s.delivered >= s.cfg.MaxTraces {
+		return nil, s.full()
+	}
+	s.delivered++
+	return b, s.full()
+}
+
+// full reports whether Config.MaxBugs distinct bugs, kept or not, were
+// found.
+func (s *bugSink) full() bool {
+	return s.cfg.MaxBugs > 0 && int64(len(s.kept))+s.nOmitted >= int64(s.cfg.MaxBugs)
+}
+
+// omit counts b, not kept, in its summary.
+func (s *bugSink) omit(b *Found) {
+	s.byKey[b.key] = nil
+	s.nOmitted++
+	line := b.Range.Start.Line + 1
+	oline := 0
+	if b.Other != nil {
+		oline = b.Other.Range.Start.Line + 1
+	}
+	for i := range s.omitted {
+		o := &s.omitted[i]
+		if o.Kind == b.Kind && o.Variable == b.variable {
+			o.Count++
+			o.Lines = [2]int{min(o.Lines[0], line), max(o.Lines[1], line)}
+			o.OtherLines = [2]int{min(o.OtherLines[0], oline), max(o.OtherLines[1], oline)}
+			return
+		}
+	}
+	s.omitted = append(s.omitted, BugSummary{Kind: b.Kind, Variable: b.variable, Count: 1, Lines: [2]int{line, line}, OtherLines: [2]int{oline, oline}})
+}
+
+// result is the kept bugs in canonical order, copied, and the summaries.
+func (s *bugSink) result() ([]*Found, []BugSummary) {
+	bugs := make([]*Found, len(s.kept))
+	for i, b := range s.kept {
+		c := *b
+		bugs[i] = &c
+	}
+	slices.SortFunc(bugs, compareBugs)
+	om := slices.Clone(s.omitted)
+	slices.SortFunc(om, func(a, b BugSummary) int {
+		return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.Variable, b.Variable))
+	})
+	return bugs, om
+}
+
+// wantsBug is bugSink.wants under the run's lock.
+func (r *Run) wantsBug(key string, fine int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bugs.wants(key, fine)
+}
+
+// admitBug is bugSink.admit under the run's lock; it stops the run at
+// Config.MaxBugs when it counts b as omitted.
+func (r *Run) admitBug(b *Found, fine int) bool {
+	r.mu.Lock()
+	ok := r.bugs.admit(b, fine)
+	full := !ok && r.bugs.full()
+	r.mu.Unlock()
+	if full {
+		r.Stop(StopMaxBugs)
+	}
+	return ok
+}
+
+// offerBug is bugSink.offer under the run's lock; it hands a new bug to
+// Config.OnBug and stops the run at Config.MaxBugs.
+func (r *Run) offerBug(b *Found) {
+	r.mu.Lock()
+	isNew, stop := r.bugs.offer(b)
+	r.mu.Unlock()
+	if isNew != nil && r.cfg.OnBug != nil {
+		c := *isNew
+		r.cfg.OnBug(&c)
+	}
+	if stop {
+		r.Stop(StopMaxBugs)
+	}
+}
+
+// plural says n things: "1 step", "2 steps".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
