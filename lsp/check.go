@@ -271,7 +271,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) *engine
 		OnRestart: func() {},
 	}
 	res := exploreSafely(ctx, snap, opts)
-	snap.setIndependence(res.Independence)
+	d.results.setIndependence(snap.version, res.Independence)
 	d.endProgress(token, res)
 	// The final bugs replace those streamed in: their traces are the
 	// shortest found.
