@@ -227,6 +227,14 @@ func TestHoverEditRace(t *testing.T) {
 		}
 	}
 	t.Logf("%d hovers answered, %d ContentModified", answered, modified)
+	// Once the edits stop, a hover is answered from the last version
+	// (the text of fig1 again: line 22 is the writer's x[w] = 7).
+	if err := w.send(request("last", "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": 21, "character": 10}})); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := w.await("last", 30*time.Second); !ok || r.Error != nil || !strings.Contains(string(r.Result), "write x[w]") {
+		t.Errorf("the hover after the edits: %v, %+v, %s; want the last version's facts", ok, r.Error, r.Result)
+	}
 	if err := w.end(baseline); err != nil {
 		t.Logf("session ended with %v", err)
 	}
