@@ -178,7 +178,9 @@ const (
 )
 
 // StopReasons lists every reason an exploration may stop for.
-var StopReasons = []StopReason{StoppedTimeout, StoppedCancelled, StoppedMaxExecutions, StoppedMaxBugs, StoppedExecutionLength, StoppedMemory}
+func StopReasons() []StopReason {
+	return []StopReason{StoppedTimeout, StoppedCancelled, StoppedMaxExecutions, StoppedMaxBugs, StoppedExecutionLength, StoppedMemory}
+}
 
 // Words says in words why an exploration stopped early.
 func (r StopReason) Words() string {
@@ -261,10 +263,6 @@ const (
 	BugDataRace     BugKind = "data-race"
 	BugStepBound    BugKind = "step-bound"
 )
-
-// BugKinds lists every kind of bug, in the order Result.Bugs sorts the
-// bugs of one position.
-var BugKinds = []BugKind{BugAssertion, BugRuntimeError, BugDeadlock, BugDataRace, BugStepBound}
 
 // Words names one bug of the kind in words: "assertion failure".
 func (k BugKind) Words() string {

@@ -284,10 +284,11 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 		d.endProgress(token, nil)
 		return nil, err
 	}
-	snap.setIndependence(res.Independence)
+	d.results.setIndependence(snap.version, res.Independence)
 	d.endProgress(token, res)
 	// The final bugs replace those streamed in: their traces are the
-	// shortest found.
+	// canonical ones (the shortest found), and they are the first in
+	// canonical order when there are more than MaxTraces.
 	for _, b := range res.Bugs {
 		if set.reports(string(b.Kind)) {
 			d.addBug(snap, b, true)

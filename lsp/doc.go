@@ -16,6 +16,17 @@
 // latest, checked under the document's lock, so no stale diagnostic,
 // status or lens ever reaches the client.
 //
+// As in gopls' cache, a snapshot never changes once built. What is
+// derived from it (the hover's facts, the independence constraints)
+// hangs off it as promises: computed once, on a goroutine of their own
+// bounded by the snapshot's context, for every caller, each waiting with
+// its own context. That context ends when an edit makes a newer version
+// or the document closes: the derived work stops, and a request still
+// holding the snapshot is answered ContentModified, never from the older
+// text. What explorations find out (the counts of the independence
+// conditions the hover shows) lives beside the snapshots, in the
+// document's results, keyed by version.
+//
 // # Three tiers
 //
 //  1. Every version: parse and analysis; syntax and type diagnostics.

@@ -31,7 +31,11 @@ func docName(u uri.URI) string {
 	return string(u)
 }
 
-// snapshot is one version of a document, analysed; immutable once built.
+// snapshot is one version of a document, analysed: immutable once built
+// (gopls' snapshots are the model). What is derived from it later hangs
+// off it as promises, computed once for every caller (facts, the
+// independence constraints); what explorations find out about it lives
+// beside it, in its document's results (keyed by version), never in it.
 // Every result the server publishes carries the version it came from.
 type snapshot struct {
 	version int32
@@ -40,55 +44,21 @@ type snapshot struct {
 	loaded  *lower.Loaded // nil when the text is over maxDocument
 	diags   []source.Diagnostic
 
-	factsOnce sync.Once
-	factsVal  *facts // see facts()
-	// factsMissing says why a program without errors has no facts: it
-	// uses steps the access analysis does not follow yet.
-	factsMissing string
-
-	// independence holds the counts of the independence conditions of
-	// the latest exploration of this version that had any
-	// (engine.Result.Independence: cdpor's), for the hover.
-	indepMu      sync.Mutex
-	independence []engine.IndepStat
-
-	// ctx ends when a newer snapshot of the document replaces this one,
-	// or the document closes: it bounds the background work on it.
+	// ctx ends when a newer version of the document arrives, or the
+	// document closes: it bounds the work derived from the snapshot,
+	// and a request still holding it is answered ContentModified.
 	ctx    context.Context
 	cancel context.CancelFunc
-	cons   constraints // see startConstraints
+
+	factsMemo *promise[factsOutcome]       // see facts()
+	consMemo  *promise[constraintsOutcome] // see startConstraints
 }
 
-// setIndependence keeps an exploration's counts of the independence
-// conditions (nothing when it has none: an earlier run's stay).
-func (snap *snapshot) setIndependence(stats []engine.IndepStat) {
-	if len(stats) == 0 {
-		return
-	}
-	snap.indepMu.Lock()
-	snap.independence = stats
-	snap.indepMu.Unlock()
-}
-
-// indepStats returns the latest counts in analysis/indep's terms (nil:
-// no exploration counted any).
-func (snap *snapshot) indepStats() []indep.Stat {
-	snap.indepMu.Lock()
-	defer snap.indepMu.Unlock()
-	if len(snap.independence) == 0 {
-		return nil
-	}
-	out := make([]indep.Stat, len(snap.independence))
-	for i, s := range snap.independence {
-		out[i] = indep.Stat{Pair: s.Pair, Origin: s.Origin, Text: s.Text, Checked: s.Checked, Held: s.Held}
-	}
-	return out
-}
-
-// newSnapshot analyses one version of a document; its background work
-// ends with ctx or snap.cancel.
+// newSnapshot analyses one version of a document; its derived work ends
+// with ctx or snap.cancel.
 func newSnapshot(ctx context.Context, name string, version int32, text []byte) *snapshot {
-	snap := &snapshot{version: version, text: text, file: source.NewFile(name, text)}
+	snap := &snapshot{version: version, text: text, file: source.NewFile(name, text),
+		factsMemo: newPromise[factsOutcome](), consMemo: newPromise[constraintsOutcome]()}
 	snap.ctx, snap.cancel = context.WithCancel(ctx)
 	if len(text) > maxDocument {
 		snap.diags = []source.Diagnostic{{
@@ -100,6 +70,53 @@ func newSnapshot(ctx context.Context, name string, version int32, text []byte) *
 	snap.loaded = lower.Load(name, text)
 	snap.diags = snap.loaded.Diagnostics
 	return snap
+}
+
+// superseded is the error of work on a snapshot whose version is no
+// longer the document's (or whose document closed): LSP's
+// ContentModified, which tells the client to ask again.
+func (snap *snapshot) superseded() error {
+	return fmt.Errorf("%w: version %d of the document was replaced or closed", protocol.ErrContentModified, snap.version)
+}
+
+// results holds what the explorations of a document found out about its
+// latest version that had any, beside its snapshots (which stay
+// immutable): the counts of the independence conditions, for the hover.
+// An answer about another version gets nothing from it.
+type results struct {
+	mu           sync.Mutex
+	version      int32
+	independence []engine.IndepStat
+}
+
+// setIndependence keeps an exploration's counts of the independence
+// conditions of version (nothing when it has none: an earlier run's
+// stay).
+func (r *results) setIndependence(version int32, stats []engine.IndepStat) {
+	if len(stats) == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.version, r.independence = version, stats
+	r.mu.Unlock()
+}
+
+// indepStats returns the latest counts of version in analysis/indep's
+// terms (nil: no exploration of that version counted any).
+func (r *results) indepStats(version int32) []indep.Stat {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.version != version || len(r.independence) == 0 {
+		return nil
+	}
+	out := make([]indep.Stat, len(r.independence))
+	for i, s := range r.independence {
+		out[i] = indep.Stat{Pair: s.Pair, Origin: s.Origin, Text: s.Text, Checked: s.Checked, Held: s.Held}
+	}
+	return out
 }
 
 // hasErrors says whether the snapshot has static errors (then nothing is
@@ -120,6 +137,9 @@ type document struct {
 	wake   chan struct{} // the text changed (capacity 1)
 	cmds   chan docCommand
 	done   chan struct{} // the worker ended
+
+	// results are what its explorations found (see results).
+	results results
 
 	mu        sync.Mutex
 	version   int32
@@ -180,6 +200,11 @@ func (d *document) edit(version int32, apply func([]byte) ([]byte, error)) error
 	d.bugs = nil
 	if d.runCancel != nil {
 		d.runCancel()
+	}
+	if changed && d.snap != nil {
+		// The older version's derived work (facts, constraints) is of no
+		// use any more, and a request holding it answers ContentModified.
+		d.snap.cancel()
 	}
 	d.mu.Unlock()
 	d.poke()
@@ -300,9 +325,15 @@ func (s *Server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) e
 // snapshot: its positions and edits are of another text (a formatting
 // edit of it, applied to the newer text, would undo the edit).
 func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) {
+	_, snap, err := s.docSnapshotFor(ctx, u)
+	return snap, err
+}
+
+// docSnapshotFor is snapshotFor with the document the snapshot is of.
+func (s *Server) docSnapshotFor(ctx context.Context, u uri.URI) (*document, *snapshot, error) {
 	d := s.doc(u)
 	if d == nil {
-		return nil, errNoDocument(u)
+		return nil, nil, errNoDocument(u)
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
@@ -310,16 +341,16 @@ func (s *Server) snapshotFor(ctx context.Context, u uri.URI) (*snapshot, error) 
 		snap, version := d.snap, d.version
 		d.mu.Unlock()
 		if snap != nil && snap.version == version {
-			return snap, nil
+			return d, snap, nil
 		}
 		if snap != nil && time.Now().After(deadline) {
-			return nil, protocol.ErrContentModified
+			return nil, nil, protocol.ErrContentModified
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-d.ctx.Done():
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "the document was closed")
+			return nil, nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "the document was closed")
 		case <-time.After(2 * time.Millisecond):
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"weft/analysis"
 	"weft/analysis/access"
 	"weft/analysis/indep"
+	"weft/analysis/indep/pipeline"
 	"weft/source"
 )
 
@@ -31,27 +32,56 @@ type facts struct {
 	ind *indep.Result
 }
 
-// facts computes the snapshot's access facts once, on first use; nil for
-// a snapshot with errors or when the analysis fails.
-func (snap *snapshot) facts() *facts {
-	snap.factsOnce.Do(func() {
-		if snap.hasErrors() {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), factsBudget)
-		defer cancel()
-		sum, err := access.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec)
-		if err == nil {
-			f := &facts{sum: sum, prog: snap.loaded.Program}
-			if ind, err := indep.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec, sum, indep.Options{}); err == nil {
-				f.ind = ind
-			}
-			snap.factsVal = f
-		} else if errors.Is(err, access.ErrUnsupported) {
-			snap.factsMissing = err.Error()
-		}
-	})
-	return snap.factsVal
+// factsOutcome is what the computation of a snapshot's facts gives: the
+// facts, or why a program without errors has none (missing: it uses
+// steps the access analysis does not follow yet), or neither (errors,
+// or an analysis over its budget).
+type factsOutcome struct {
+	f       *facts
+	missing string
+}
+
+// facts returns the snapshot's access facts, computed once, on first use,
+// for every caller; nil for a snapshot with errors or when the analysis
+// fails, with missing saying why when the program uses steps it does not
+// follow. The error is ctx's when ctx ends first, and ContentModified
+// when the snapshot is superseded (a newer version, or the document
+// closed): its computation stops then, and nothing is answered from it.
+func (snap *snapshot) facts(ctx context.Context) (f *facts, missing string, err error) {
+	if snap.ctx.Err() != nil {
+		return nil, "", snap.superseded()
+	}
+	out, err := snap.factsMemo.get(ctx, snap.ctx, snap.computeFacts)
+	return out.f, out.missing, err
+}
+
+// computeFacts analyses the snapshot's accesses and the syntactic
+// independence conditions, within factsBudget; it ends with life (the
+// snapshot's context).
+func (snap *snapshot) computeFacts(life context.Context) (factsOutcome, error) {
+	if snap.hasErrors() {
+		return factsOutcome{}, nil
+	}
+	ctx, cancel := context.WithTimeout(life, factsBudget)
+	defer cancel()
+	sum, err := access.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec)
+	switch {
+	case life.Err() != nil:
+		return factsOutcome{}, snap.superseded()
+	case errors.Is(err, access.ErrUnsupported):
+		return factsOutcome{missing: err.Error()}, nil
+	case err != nil:
+		return factsOutcome{}, nil // over its budget: no facts
+	}
+	f := &facts{sum: sum, prog: snap.loaded.Program}
+	ind, _, err := pipeline.Build(ctx, snap.loaded.Program, snap.loaded.Exec, pipeline.Options{Summary: sum})
+	if life.Err() != nil {
+		return factsOutcome{}, snap.superseded()
+	}
+	if err == nil {
+		f.ind = ind
+	}
+	return factsOutcome{f: f}, nil
 }
 
 // line1 says where a statement is, 1-based, for a person.

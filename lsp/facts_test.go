@@ -49,8 +49,8 @@ thread b {
 }
 `
 	snap := newSnapshot(context.Background(), "/test/counts.weft", 1, []byte(src))
-	f := snap.facts()
-	if f == nil || f.ind == nil {
+	f, _, err := snap.facts(context.Background())
+	if err != nil || f == nil || f.ind == nil {
 		t.Fatal("no facts")
 	}
 	var atomicSt, readSt = f.sum.StatementAt(source.Pos{Offset: strings.Index(src, "atomic")}), f.sum.StatementAt(source.Pos{Offset: strings.Index(src, "var r")})
@@ -58,12 +58,13 @@ thread b {
 	if len(sa) != 1 || len(sb) != 1 {
 		t.Fatalf("sites %v %v", sa, sb)
 	}
-	snap.setIndependence([]engine.IndepStat{
+	var res results
+	res.setIndependence(snap.version, []engine.IndepStat{
 		{Pair: [2]ir.Site{sb[0], sa[0]}, Origin: "read-write", Text: "x == v", Checked: 5, Held: 3},
 		{Pair: [2]ir.Site{sa[0], sb[0]}, Origin: "same-value", Text: "x == 1", Checked: 2, Held: 1},
 	})
 	var b strings.Builder
-	if _, ok := f.describeStatement(&b, source.Pos{Offset: strings.Index(src, "var r")}, "file:///test/counts.weft", nil, snap.indepStats()); !ok {
+	if _, ok := f.describeStatement(&b, source.Pos{Offset: strings.Index(src, "var r")}, "file:///test/counts.weft", nil, res.indepStats(snap.version)); !ok {
 		t.Fatal("no statement")
 	}
 	v := b.String()

@@ -15,6 +15,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"weft/engine"
 )
 
 // TestFigures measures the language server's figures (the issue's
@@ -213,7 +215,7 @@ func figureFirstBug(t *testing.T) {
 	}
 }
 
-func isBugCode(code string) bool { return slices.Contains(bugKinds, code) }
+func isBugCode(code string) bool { return engine.IsBugKind(code) }
 
 func hasBug(p pubDiags) bool {
 	for _, d := range p.diags {

@@ -15,13 +15,32 @@ import (
 // (and, for a shared variable, thread or proc, what the threads do with
 // it); for a statement, its visible steps, read and write sets and the
 // statements of other threads it is dependent with.
+//
+// The answer comes from one snapshot: the latest analysed version, its
+// facts, and the counts of that version's explorations (the document's
+// results). When the version is replaced or the document closes before
+// the answer is ready, the answer is ContentModified, never one from the
+// older text.
 func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
-	snap, err := s.snapshotFor(ctx, params.TextDocument.URI)
+	d, snap, err := s.docSnapshotFor(ctx, params.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}
+	h, err := hoverOn(ctx, snap, &d.results, params)
+	if err == nil && snap.ctx.Err() != nil {
+		return nil, snap.superseded()
+	}
+	return h, err
+}
+
+// hoverOn is the hover of params on snap, with the counts of res.
+func hoverOn(ctx context.Context, snap *snapshot, res *results, params *protocol.HoverParams) (*protocol.Hover, error) {
 	if snap.loaded == nil {
 		return nil, nil
+	}
+	facts, missing, err := snap.facts(ctx)
+	if err != nil {
+		return nil, err
 	}
 	pos := snap.pos(params.Position)
 	var b strings.Builder
@@ -32,14 +51,14 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 			writeObject(&b, prog, obj)
 			r := toRange(source.Range{Start: id.Pos(), End: id.End()})
 			rng = &r
-			if facts := snap.facts(); facts != nil {
+			if facts != nil {
 				facts.describeObject(&b, obj)
 			}
 		}
 	}
-	if facts := snap.facts(); facts != nil {
+	if facts != nil {
 		var sb strings.Builder
-		if r, ok := facts.describeStatement(&sb, pos, string(params.TextDocument.URI), snap.readyConstraints(), snap.indepStats()); ok {
+		if r, ok := facts.describeStatement(&sb, pos, string(params.TextDocument.URI), snap.readyConstraints(), res.indepStats(snap.version)); ok {
 			if b.Len() > 0 {
 				b.WriteString("\n---\n\n")
 			} else {
@@ -48,10 +67,10 @@ func (s *Server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 			}
 			b.WriteString(sb.String())
 		}
-	} else if snap.factsMissing != "" && b.Len() > 0 {
+	} else if missing != "" && b.Len() > 0 {
 		// Say why the hover has no steps or interference, rather than
 		// leaving the user to guess.
-		b.WriteString("\n---\n\n*No step facts:* " + strings.TrimPrefix(snap.factsMissing, "access: ") + ".\n")
+		b.WriteString("\n---\n\n*No step facts:* " + strings.TrimPrefix(missing, "access: ") + ".\n")
 	}
 	if b.Len() == 0 {
 		return nil, nil

@@ -2,12 +2,11 @@ package lsp
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"weft/analysis/indep"
+	"weft/analysis/indep/pipeline"
 	"weft/analysis/indep/synth"
-	"weft/internal/z3"
 )
 
 // constraintsBudget bounds the synthesis of a snapshot's independence
@@ -15,14 +14,14 @@ import (
 // syntactic rules' only.
 const constraintsBudget = 10 * time.Second
 
-// constraints are the independence conditions of a snapshot with SMT
-// synthesis (analysis/indep/synth), computed once, in the background,
-// when the snapshot's checks start: for the hover and the cdpor tier.
-type constraints struct {
-	mu   sync.Mutex
-	done chan struct{} // nil until started; closed when res is set
-	res  *indep.Result // nil: none (the access analysis failed, or the snapshot was superseded)
-	smt  synth.Stats
+// constraintsOutcome is what the computation of a snapshot's independence
+// conditions with SMT synthesis (analysis/indep/pipeline) gives, once,
+// in the background, when the snapshot's checks start: for the hover and
+// the cdpor tier. res is nil when there are none (the access analysis
+// failed).
+type constraintsOutcome struct {
+	res *indep.Result
+	smt synth.Stats
 }
 
 // maxSyntheses bounds the SMT syntheses running at once over all
@@ -67,88 +66,71 @@ func (p *synthPool) run(ctx context.Context, f func()) error {
 // startConstraints starts computing snap's conditions unless that has
 // started already. set says whether to ask z3 and whether the engine may
 // assume that nothing overflows; pool bounds the syntheses running at
-// once.
+// once. The computation ends with the snapshot (a newer version, or the
+// document closed).
 func (snap *snapshot) startConstraints(set Settings, pool *synthPool) {
-	snap.cons.mu.Lock()
-	defer snap.cons.mu.Unlock()
-	if snap.cons.done != nil {
-		return
-	}
-	done := make(chan struct{})
-	snap.cons.done = done
-	go func() {
-		defer close(done)
-		snap.cons.res, snap.cons.smt = snap.computeConstraints(set, pool)
-	}()
-}
-
-// constraintsDone is the channel closed when snap's conditions are
-// computed; nil if their computation has not started.
-func (snap *snapshot) constraintsDone() <-chan struct{} {
-	snap.cons.mu.Lock()
-	defer snap.cons.mu.Unlock()
-	return snap.cons.done
+	snap.consMemo.start(snap.ctx, func(life context.Context) (constraintsOutcome, error) {
+		return snap.computeConstraints(life, set, pool)
+	})
 }
 
 // computeConstraints computes snap's conditions, with SMT in a slot of
-// pool; it ends with snap (a newer version, or the document closed), and
-// gives up waiting for a slot then.
-func (snap *snapshot) computeConstraints(set Settings, pool *synthPool) (*indep.Result, synth.Stats) {
-	f := snap.facts()
+// pool; it ends with life (the snapshot's context), and gives up waiting
+// for a slot then.
+func (snap *snapshot) computeConstraints(life context.Context, set Settings, pool *synthPool) (constraintsOutcome, error) {
+	f, _, err := snap.facts(life)
+	if err != nil {
+		return constraintsOutcome{}, err
+	}
 	if f == nil {
-		return nil, synth.Stats{}
+		return constraintsOutcome{}, nil
 	}
 	if !set.SMT {
-		return f.ind, synth.Stats{}
+		return constraintsOutcome{res: f.ind}, nil
 	}
-	var res *indep.Result
-	var stats synth.Stats
-	var err error
-	if perr := pool.run(snap.ctx, func() {
+	var out constraintsOutcome
+	if perr := pool.run(life, func() {
 		// The budget counts from the slot: a queue of documents does not
 		// spend it waiting.
-		ctx, cancel := context.WithTimeout(snap.ctx, constraintsBudget)
+		ctx, cancel := context.WithTimeout(life, constraintsBudget)
 		defer cancel()
-		res, stats, err = synth.Analyze(ctx, snap.loaded.Program, snap.loaded.Exec, f.sum, z3.Config{}, synth.Options{AssumeNoOverflow: set.AssumeNoOverflow})
+		out.res, out.smt, err = pipeline.Build(ctx, snap.loaded.Program, snap.loaded.Exec, pipeline.Options{
+			Summary: f.sum, SMT: true, AssumeNoOverflow: set.AssumeNoOverflow})
 	}); perr != nil {
-		return nil, stats // superseded while waiting
+		return constraintsOutcome{}, snap.superseded() // while waiting for a slot
 	}
 	if err != nil {
-		if snap.ctx.Err() != nil || f.ind == nil {
-			return nil, stats
+		if life.Err() != nil {
+			return constraintsOutcome{}, snap.superseded()
+		}
+		if f.ind == nil {
+			return constraintsOutcome{smt: out.smt}, nil
 		}
 		// Over budget: the syntactic conditions, saying why.
 		ind := *f.ind
 		ind.Notes = append(append([]string(nil), ind.Notes...), "SMT synthesis stopped after "+constraintsBudget.String()+": syntactic conditions only")
-		return &ind, stats
+		return constraintsOutcome{res: &ind, smt: out.smt}, nil
 	}
-	return res, stats
+	return out, nil
 }
 
 // waitConstraints waits for snap's conditions (startConstraints must have
-// been called); nil if ctx ends first or there are none.
+// been called); nil if ctx ends first, the snapshot is superseded, or
+// there are none.
 func (snap *snapshot) waitConstraints(ctx context.Context) *indep.Result {
-	done := snap.constraintsDone()
-	if done == nil {
+	out, err := snap.consMemo.wait(ctx)
+	if err != nil {
 		return nil
 	}
-	select {
-	case <-done: // computed: whatever ctx says
-		return snap.cons.res
-	default:
-	}
-	select {
-	case <-done:
-		return snap.cons.res
-	case <-ctx.Done():
-		return nil
-	}
+	return out.res
 }
 
 // readyConstraints returns snap's conditions with SMT if they are
 // computed, else nil (without waiting).
 func (snap *snapshot) readyConstraints() *indep.Result {
-	now, cancel := context.WithCancel(context.Background())
-	cancel()
-	return snap.waitConstraints(now)
+	out, err, ok := snap.consMemo.ready()
+	if !ok || err != nil {
+		return nil
+	}
+	return out.res
 }

@@ -51,7 +51,8 @@ type Settings struct {
 	// would hit may go unreported.
 	AssumeNoOverflow bool `json:"assumeNoOverflow"`
 	// BugKinds lists the kinds of bugs reported (empty: all of them):
-	// assertion, deadlock, data-race, runtime-error, step-bound.
+	// engine.BugKinds (assertion, deadlock, data-race, runtime-error,
+	// step-bound).
 	BugKinds []string `json:"bugKinds"`
 }
 
@@ -63,13 +64,11 @@ func DefaultSettings() Settings {
 		Escalate:            true,
 		EscalationAlgorithm: string(engine.Optimal),
 		EscalationCeilingMs: 5 * 60 * 1000,
-		MaxSteps:            engine.DefaultMaxSteps,
+		MaxSteps:            int(engine.OptionLimits().MaxSteps.Default),
 		SMT:                 true,
 		CDPOR:               true,
 	}
 }
-
-var bugKinds = []string{"assertion", "deadlock", "data-race", "runtime-error", "step-bound"}
 
 // merge applies the settings present in raw (JSON) to s and checks them.
 // Unknown fields are ignored (a newer client may send more); a bad value
@@ -89,55 +88,63 @@ func (s Settings) merge(raw []byte) (Settings, error) {
 	if err := json.Unmarshal(raw, &next); err != nil {
 		return s, fmt.Errorf("settings: %w", err)
 	}
-	if err := next.validate(); err != nil {
+	if err := next.Validate(); err != nil {
 		return s, err
 	}
 	return next, nil
 }
 
-// The ranges of the numeric settings: what the code behind each handles.
+// The ranges of the numeric settings that are the server's own (those
+// that are engine options come from engine.OptionLimits, as weft check's
+// flags do).
 const (
 	// maxDurationMs bounds the settings in milliseconds (a year): far
 	// below the 2^63 ns where a time.Duration overflows, so that the
 	// deadlines and the ×6 growth of the escalation stay exact.
 	maxDurationMs = 365 * 24 * 3600 * 1000
-	// maxMemoryMBLimit is 2^62 bytes in MB: the engine scales the budget
-	// by fractions (7/8, 1/8), which stay in range below it (weft check
-	// --max-memory has the same bound).
-	maxMemoryMBLimit = 1 << 42
 	// maxConcurrentLimit bounds the explorations running at once: each
 	// may use maxMemoryMB, and more at once than cores only share them.
 	maxConcurrentLimit = 1024
-	// maxStepsLimit bounds maxSteps as weft check --max-steps: the
-	// engine's own maximum.
-	maxStepsLimit = engine.MaxMaxSteps
 )
 
 // numericSetting is the range of one numeric setting and its value.
 type numericSetting struct {
 	name      string
 	v, lo, hi int64
-	note      string
+	// hiText is hi in words when it says more than the number ("2^30").
+	hiText string
+	note   string
 }
 
 // numericSettings are s's numeric settings with their ranges: what
-// validate checks, and what the VS Code extension's manifest declares
+// Validate checks, and what the VS Code extension's manifest declares
 // (TestManifestRanges).
 func (s Settings) numericSettings() []numericSetting {
+	lim := engine.OptionLimits()
 	return []numericSetting{
-		{"idleDelayMs", int64(s.IdleDelayMs), 0, 60_000, ""},
-		{"quickBudgetMs", int64(s.QuickBudgetMs), 1, maxDurationMs, " (a year)"},
-		{"escalationCeilingMs", int64(s.EscalationCeilingMs), 1, maxDurationMs, " (a year)"},
-		{"maxMemoryMB", int64(s.MaxMemoryMB), 0, maxMemoryMBLimit, " (0: a quarter of the machine's memory)"},
-		{"maxConcurrent", int64(s.MaxConcurrent), 0, maxConcurrentLimit, " (0: the number of cores minus one)"},
-		{"maxSteps", int64(s.MaxSteps), 1, maxStepsLimit, " (2^30)"},
+		{"idleDelayMs", int64(s.IdleDelayMs), 0, 60_000, "", ""},
+		{"quickBudgetMs", int64(s.QuickBudgetMs), 1, maxDurationMs, "", " (a year)"},
+		{"escalationCeilingMs", int64(s.EscalationCeilingMs), 1, maxDurationMs, "", " (a year)"},
+		// In MB: engine.MaxMaxMemory bytes (weft check --max-memory has
+		// the same bound).
+		{"maxMemoryMB", int64(s.MaxMemoryMB), lim.MaxMemory.Min, lim.MaxMemory.Max >> 20, "", " (0: a quarter of the machine's memory)"},
+		{"maxConcurrent", int64(s.MaxConcurrent), 0, maxConcurrentLimit, "", " (0: the number of cores minus one)"},
+		{"maxSteps", int64(s.MaxSteps), lim.MaxSteps.Min, lim.MaxSteps.Max, lim.MaxSteps.MaxText(), ""},
 	}
 }
 
-func (s Settings) validate() error {
+// Validate refuses settings out of the ranges the server handles (for
+// the engine's options, engine.OptionLimits, which weft check's flags
+// use too) and unknown modes or kinds of bugs (engine.BugKinds), with an
+// error that says which.
+func (s Settings) Validate() error {
 	for _, r := range s.numericSettings() {
 		if r.v < r.lo || r.v > r.hi {
-			return fmt.Errorf("settings: %s must be from %d to %d%s, not %d", r.name, r.lo, r.hi, r.note, r.v)
+			hi := r.hiText
+			if hi == "" {
+				hi = fmt.Sprint(r.hi)
+			}
+			return fmt.Errorf("settings: %s must be from %d to %s%s, not %d", r.name, r.lo, hi, r.note, r.v)
 		}
 	}
 	known := false
@@ -148,12 +155,12 @@ func (s Settings) validate() error {
 		return fmt.Errorf("settings: unknown escalationAlgorithm %q", s.EscalationAlgorithm)
 	}
 	for _, k := range s.BugKinds {
-		ok := false
-		for _, want := range bugKinds {
-			ok = ok || k == want
-		}
-		if !ok {
-			return fmt.Errorf("settings: unknown bug kind %q (known: %s)", k, strings.Join(bugKinds, ", "))
+		if !engine.IsBugKind(k) {
+			var known []string
+			for _, kind := range engine.BugKinds() {
+				known = append(known, string(kind))
+			}
+			return fmt.Errorf("settings: unknown bug kind %q (known: %s)", k, strings.Join(known, ", "))
 		}
 	}
 	return nil

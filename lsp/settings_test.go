@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"weft/engine"
 )
 
 // TestSettingsRanges: every numeric setting takes the values the code
@@ -91,7 +94,7 @@ func TestEscalationBudgets(t *testing.T) {
 	} {
 		s := DefaultSettings()
 		s.EscalationCeilingMs = tc.ceilingMs
-		if err := s.validate(); err != nil {
+		if err := s.Validate(); err != nil {
 			t.Fatalf("ceiling %d refused: %v", tc.ceilingMs, err)
 		}
 		got := s.escalationBudgets()
@@ -131,6 +134,9 @@ func TestManifestRanges(t *testing.T) {
 				Properties map[string]struct {
 					Minimum *int64 `json:"minimum"`
 					Maximum *int64 `json:"maximum"`
+					Items   struct {
+						Enum []string `json:"enum"`
+					} `json:"items"`
 				} `json:"properties"`
 			} `json:"configuration"`
 		} `json:"contributes"`
@@ -146,6 +152,32 @@ func TestManifestRanges(t *testing.T) {
 		case p.Minimum == nil || *p.Minimum != r.lo || p.Maximum == nil || *p.Maximum != r.hi:
 			t.Errorf("weft.%s: the manifest's range is %v to %v, the server's %d to %d", r.name, deref(p.Minimum), deref(p.Maximum), r.lo, r.hi)
 		}
+	}
+	// The kinds of bugs the manifest offers are the engine's, in its order.
+	var kinds []string
+	for _, k := range engine.BugKinds() {
+		kinds = append(kinds, string(k))
+	}
+	if got := manifest.Contributes.Configuration.Properties["weft.bugKinds"].Items.Enum; !slices.Equal(got, kinds) {
+		t.Errorf("weft.bugKinds: the manifest offers %q, the engine reports %q", got, kinds)
+	}
+}
+
+// TestBugKindsSetting: the bugKinds setting takes every kind the engine
+// reports and refuses any other, listing them.
+func TestBugKindsSetting(t *testing.T) {
+	for _, k := range engine.BugKinds() {
+		s := DefaultSettings()
+		s.BugKinds = []string{string(k)}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s refused: %v", k, err)
+		}
+	}
+	s := DefaultSettings()
+	s.BugKinds = []string{"livelock"}
+	want := `settings: unknown bug kind "livelock" (known: assertion, deadlock, data-race, runtime-error, step-bound)`
+	if err := s.Validate(); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }
 

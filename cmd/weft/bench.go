@@ -69,8 +69,8 @@ func modeArgs(mode string) ([]string, error) {
 	}
 	if rest, ok := strings.CutPrefix(mode, string(engine.QPOR)); ok {
 		k, err := strconv.Atoi(rest)
-		if err != nil || k < 1 || k > maxCountLimit {
-			return nil, fmt.Errorf("mode %q: want qpor followed by a k from 1 to %d, as in qpor2", mode, maxCountLimit)
+		if lim := engine.OptionLimits().K; err != nil || !lim.Contains(int64(k)) {
+			return nil, fmt.Errorf("mode %q: want qpor followed by a k from %d to %d, as in qpor2", mode, lim.Min, lim.Max)
 		}
 		return []string{"--algo", "qpor", "--k", strconv.Itoa(k)}, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -46,11 +45,12 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algo, "algo", string(engine.SDPOR), "the exploration `MODE`: "+algoList())
 	fs.BoolVar(&f.noSMT, "no-smt", false, "cdpor: syntactic independence conditions only (do not ask z3)")
 	fs.BoolVar(&f.noOverflow, "assume-no-overflow", false, "cdpor: also take as independent atomic blocks that commute unless their arithmetic overflows (an overflow only another order reaches may then be missed)")
-	fs.Var(newIntFlag(&f.k, 1, 1, maxCountLimit), "k", "the k of k-partial alternatives, `K` (qpor only)")
+	lim := engine.OptionLimits()
+	fs.Var(newLimitFlag(&f.k, lim.K), "k", "the k of k-partial alternatives, `K` (qpor only)")
 	fs.Var(newDurationFlag(&f.timeout, defaultTimeout, 0, maxTimeout), "timeout", "time budget `D` per model, such as 90s or 5m (0: none); past it the result is incomplete")
-	fs.Var(newIntFlag(&f.maxExecutions, 0, 0, math.MaxInt64), "max-executions", "stop after `N` executions (0: no limit)")
-	fs.Var(newIntFlag(&f.maxSteps, engine.DefaultMaxSteps, 1, maxStepsLimit), "max-steps", "a step-bound bug when an execution makes `N` visible steps")
-	fs.Var(newIntFlag(&f.maxBugs, 0, 0, maxCountLimit), "max-bugs", "stop at the `N`-th distinct bug (0: find them all)")
+	fs.Var(newLimitFlag(&f.maxExecutions, lim.MaxExecutions), "max-executions", "stop after `N` executions (0: no limit)")
+	fs.Var(newLimitFlag(&f.maxSteps, lim.MaxSteps), "max-steps", "a step-bound bug when an execution makes `N` visible steps")
+	fs.Var(newLimitFlag(&f.maxBugs, lim.MaxBugs), "max-bugs", "stop at the `N`-th distinct bug (0: find them all)")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget `SIZE`, such as 2GB (0: a quarter of the machine's memory); reaching it ends the check incomplete")
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
@@ -79,19 +79,21 @@ func (f *checkFlags) options() (engine.Options, error) {
 	}
 	// The flags refuse values out of range as they are parsed; these
 	// are for flags set otherwise (tests, the replay hint's round trip).
+	lim := engine.OptionLimits()
 	for _, r := range []struct {
-		name      string
-		v, lo, hi int64
+		name string
+		v    int64
+		lim  engine.Limit
 	}{
-		{"max-steps", int64(f.maxSteps), 1, maxStepsLimit},
-		{"k", int64(f.k), 1, maxCountLimit},
-		{"max-executions", f.maxExecutions, 0, math.MaxInt64},
-		{"max-bugs", int64(f.maxBugs), 0, maxCountLimit},
-		{"timeout", int64(f.timeout), 0, int64(maxTimeout)},
-		{"max-memory", int64(f.maxMemory), 0, maxByteSize},
+		{"max-steps", int64(f.maxSteps), lim.MaxSteps},
+		{"k", int64(f.k), lim.K},
+		{"max-executions", f.maxExecutions, lim.MaxExecutions},
+		{"max-bugs", int64(f.maxBugs), lim.MaxBugs},
+		{"timeout", int64(f.timeout), engine.Limit{Min: 0, Max: int64(maxTimeout)}},
+		{"max-memory", int64(f.maxMemory), lim.MaxMemory},
 	} {
-		if r.v < r.lo || r.v > r.hi {
-			return engine.Options{}, fmt.Errorf("--%s %d is out of range: want %d to %d", r.name, r.v, r.lo, r.hi)
+		if !r.lim.Contains(r.v) {
+			return engine.Options{}, fmt.Errorf("--%s %d is out of range: want %d to %d", r.name, r.v, r.lim.Min, r.lim.Max)
 		}
 	}
 	return engine.Options{Algorithm: algo, QPOR: engine.QPOROptions{K: f.k}, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,

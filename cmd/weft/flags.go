@@ -10,15 +10,13 @@ import (
 	"weft/engine"
 )
 
-// The ranges of the numeric flags: what the code behind each can handle.
+// The ranges of the numeric flags that are weft's own; those of the
+// engine's options (--max-steps, --k, --max-executions, --max-bugs,
+// --max-memory) come from engine.OptionLimits, as the language server's
+// settings do.
 const (
-	// maxStepsLimit bounds --max-steps: the engine's own maximum (it
-	// refuses more: the unfolding holds step counts in int32, and past
-	// about 2^63/8 its length cap overflowed, so that a check ended
-	// "incomplete after 1 execution" with no bug).
-	maxStepsLimit = engine.MaxMaxSteps
-	// maxCountLimit bounds the counts given as int (--k, --max-bugs,
-	// --bug): far more than any exploration can reach.
+	// maxCountLimit bounds the counts given as int that are not engine
+	// options (--bug): far more than any exploration can reach.
 	maxCountLimit = math.MaxInt32
 	// maxTimeout bounds every duration flag: about 11 years, far from the
 	// 292 years where time.Duration overflows, so that the margins added
@@ -47,6 +45,12 @@ type intFlag[T ~int | ~int64] struct {
 func newIntFlag[T ~int | ~int64](p *T, def, min, max T) *intFlag[T] {
 	*p = def
 	return &intFlag[T]{p: p, min: min, max: max}
+}
+
+// newLimitFlag is the flag value for *p of an engine option: its range
+// and default are the engine's (engine.OptionLimits).
+func newLimitFlag[T ~int | ~int64](p *T, lim engine.Limit) *intFlag[T] {
+	return newIntFlag(p, T(lim.Default), T(lim.Min), T(lim.Max))
 }
 
 func (v *intFlag[T]) Set(s string) error {

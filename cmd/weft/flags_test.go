@@ -3,8 +3,14 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"weft/engine"
+	"weft/lsp"
 )
 
 // TestFlagRanges: every numeric flag of every command takes the values
@@ -102,6 +108,45 @@ func TestLargestFlags(t *testing.T) {
 		}
 		if code != exitBug || !res.Complete || len(res.Bugs) != 2 {
 			t.Errorf("%s: exit %d, complete %v, %d bugs; want exit 1, complete, 2 bugs", algo, code, res.Complete, len(res.Bugs))
+		}
+	}
+}
+
+// TestFlagsAndSettingsAgree: weft check's flags and the language
+// server's settings that set the same engine option accept and refuse
+// the same values (both take their ranges from engine.OptionLimits), at
+// and around each boundary. Memory is in bytes for the flag, in MB for
+// the setting.
+func TestFlagsAndSettingsAgree(t *testing.T) {
+	lim := engine.OptionLimits()
+	type option struct {
+		flag    string
+		setting func(s *lsp.Settings, v int64)
+		lim     engine.Limit
+		unit    int64 // the setting's unit, in the flag's
+		suffix  string
+	}
+	for _, o := range []option{
+		{"max-steps", func(s *lsp.Settings, v int64) { s.MaxSteps = int(v) }, lim.MaxSteps, 1, ""},
+		{"max-memory", func(s *lsp.Settings, v int64) { s.MaxMemoryMB = int(v) }, lim.MaxMemory, 1 << 20, "MB"},
+	} {
+		hi := o.lim.Max / o.unit
+		for _, v := range []int64{o.lim.Min - 1, o.lim.Min, o.lim.Min + 1, o.lim.Default, hi - 1, hi, hi + 1, -1, 0, math.MaxInt64} {
+			t.Run(fmt.Sprintf("%s=%d%s", o.flag, v, o.suffix), func(t *testing.T) {
+				fs := flag.NewFlagSet("check", flag.ContinueOnError)
+				fs.SetOutput(new(strings.Builder))
+				new(checkFlags).register(fs)
+				flagErr := fs.Parse([]string{"--" + o.flag, strconv.FormatInt(v, 10) + o.suffix})
+				s := lsp.DefaultSettings()
+				o.setting(&s, v)
+				setErr := s.Validate()
+				if (flagErr == nil) != (setErr == nil) {
+					t.Errorf("the flag says %v, the setting %v", flagErr, setErr)
+				}
+				if want := o.lim.Contains(v * o.unit); v <= math.MaxInt64/o.unit && v >= math.MinInt64/o.unit && (flagErr == nil) != want {
+					t.Errorf("accepted: %v; engine.OptionLimits says %v", flagErr == nil, want)
+				}
+			})
 		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 
 	"weft/analysis/access"
 	"weft/analysis/indep"
+	"weft/analysis/indep/pipeline"
 	"weft/analysis/indep/synth"
 	"weft/analysis/lower"
-	"weft/internal/z3"
 	"weft/source"
 )
 
@@ -20,19 +20,12 @@ import (
 // syntactic rules' only.
 const noSMTNote = "SMT synthesis not asked for (--no-smt): syntactic conditions only"
 
-// constraintsOf computes the independence constraints of a loaded model:
-// the syntactic rules, and SMT synthesis by z3 unless noSMT (or z3 is
-// not found: then a note says so).
+// constraintsOf computes the independence constraints of a loaded model
+// as every tool does (analysis/indep/pipeline): the syntactic rules, and
+// SMT synthesis by z3 unless noSMT (or z3 is not found: then a note says
+// so).
 func constraintsOf(ctx context.Context, ld *lower.Loaded, noSMT, noOverflow bool) (*indep.Result, synth.Stats, error) {
-	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
-	if err != nil {
-		return nil, synth.Stats{}, fmt.Errorf("access analysis: %w", err)
-	}
-	if noSMT {
-		res, err := indep.Analyze(ctx, ld.Program, ld.Exec, sum, indep.Options{NoSMT: noSMTNote})
-		return res, synth.Stats{}, err
-	}
-	return synth.Analyze(ctx, ld.Program, ld.Exec, sum, z3.Config{}, synth.Options{AssumeNoOverflow: noOverflow})
+	return pipeline.Build(ctx, ld.Program, ld.Exec, pipeline.Options{SMT: !noSMT, NoSMT: noSMTNote, AssumeNoOverflow: noOverflow})
 }
 
 // icsFlags are the flags of weft ics.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"weft/engine"
 )
 
 // byteSize is a flag value of a number of bytes, written as an integer
@@ -43,9 +45,8 @@ unit:
 }
 
 // maxByteSize is the largest size a byteSize flag takes (4 EiB): the
-// engine's memory checks scale the budget by fractions (7/8, 1/8), which
-// stay in range below it.
-const maxByteSize = 1 << 62
+// engine's largest memory budget (engine.MaxMaxMemory, OptionLimits).
+const maxByteSize = engine.MaxMaxMemory
 
 func (b *byteSize) describeRange() string {
 	return "0 to " + strconv.FormatInt(maxByteSize>>40, 10) + "TB"

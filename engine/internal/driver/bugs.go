@@ -20,8 +20,8 @@ const (
 	BugStepBound    BugKind = "step-bound"
 )
 
-// BugKinds lists every kind, in the order reports sort them.
-var BugKinds = []BugKind{BugAssertion, BugRuntimeError, BugDeadlock, BugDataRace, BugStepBound}
+// kindOrder lists every kind, in the order reports sort them.
+var kindOrder = [...]BugKind{BugAssertion, BugRuntimeError, BugDeadlock, BugDataRace, BugStepBound}
 
 // RaceSide is one access of a data race.
 type RaceSide struct {
@@ -59,7 +59,7 @@ func compareBugs(a, b *Found) int {
 		cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.key, b.key))
 }
 
-func kindRank(k BugKind) int { return slices.Index(BugKinds, k) }
+func kindRank(k BugKind) int { return slices.Index(kindOrder[:], k) }
 
 // compareSchedules orders two schedules of a bug: the shorter first, then
 // by their steps and choices.

@@ -19,7 +19,7 @@ func TestBugSinkCanonical(t *testing.T) {
 	// shortest length, one with the choices of another).
 	var offers []Found
 	for place := 0; place < 12; place++ {
-		kind := BugKinds[place%len(BugKinds)]
+		kind := kindOrder[place%len(kindOrder)]
 		r := source.Range{Start: source.Pos{Offset: 100 - 7*place, Line: 20 - place}}
 		for v := 0; v < 5; v++ {
 			sched := make([]int32, 3+v%3)

@@ -54,9 +54,6 @@ const (
 	stopCoarse
 )
 
-// StopReasons lists the reasons an Outcome may give, NotStopped first.
-var StopReasons = []StopReason{NotStopped, StopTimeout, StopCancelled, StopMaxExecutions, StopMaxBugs, StopExecutionLength, StopMemory}
-
 // Counters count what an exploration did.
 type Counters struct {
 	Executions    int64 // maximal executions explored that were not sleep-set blocked
