@@ -160,7 +160,7 @@ func TestCDPORAnalysisRandom(t *testing.T) {
 			// held counts, per kind of table, how often a condition of
 			// the table held: a table no exploration used tests nothing.
 			held := map[string]int64{}
-			forEachProgram(t, 60, 30, gen.gen, func(t *testing.T, name string, prog *engine.Program, src string) {
+			forEachProgram(t, gen.gen, func(t *testing.T, name string, prog *engine.Program, src string) {
 				ref := dfsReference(t, prog, src, dfsBudget)
 				sd := explore(t, prog, engine.SDPOR, true)
 				for _, k := range tableKinds {

@@ -408,7 +408,7 @@ func TestExamples(t *testing.T) {
 
 // TestRandomPrograms is the property-based test: random small programs,
 // where sdpor must agree with dfs as checkAgainstDFS says.
-func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, 300, 60, compareModes) }
+func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, compareModes) }
 
 // TestSpinPrograms: random programs in which a thread spins on a flag
 // that another sets after steps of its own (plain, atomic, or under a
@@ -416,7 +416,7 @@ func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, 300, 60, compare
 // bound, so bugs are compared (checkBugsUnderStepBound), not counts: the
 // unfolding modes once missed every bug behind such a wait.
 func TestSpinPrograms(t *testing.T) {
-	forEachProgram(t, 150, 40, spinProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
+	forEachProgram(t, spinProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
 		compareModes(t, name, prog, src)
 		compareQPOR(t, name, prog, src)
 	})
@@ -456,10 +456,11 @@ func forEachExample(t *testing.T, check func(t *testing.T, name string, prog *en
 	}
 }
 
-// forEachRandomProgram runs check on n seeded random programs (short in
-// -short mode; WEFT_RANDOM_PROGRAMS overrides).
-func forEachRandomProgram(t *testing.T, n, short int, check func(t *testing.T, name string, prog *engine.Program, src string)) {
-	forEachProgram(t, n, short, randomProgram, check)
+// forEachRandomProgram runs check on seeded random programs, as many as
+// the calling test's testSizes say for this run (WEFT_RANDOM_PROGRAMS
+// overrides).
+func forEachRandomProgram(t *testing.T, check func(t *testing.T, name string, prog *engine.Program, src string)) {
+	forEachProgram(t, randomProgram, check)
 }
 
 // maxSkippedPercent is the share of seeds a random-program test may fail
@@ -495,13 +496,8 @@ func drawComparable(t *testing.T, r *rand.Rand, gen func(*rand.Rand) string) (st
 	}
 }
 
-func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
-	if testing.Short() {
-		n = short
-	}
-	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
-		n = v
-	}
+func forEachProgram(t *testing.T, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
+	n := size(t, "WEFT_RANDOM_PROGRAMS")
 	ran, skipped, failed, redrawn := 0, 0, 0, 0
 	for seed := int64(1); seed <= int64(n) && failed < maxFailingSeeds; seed++ {
 		src, draws := drawComparable(t, rand.New(rand.NewSource(seed)), gen)
