@@ -132,7 +132,7 @@ func TestHunt(t *testing.T) {
 
 // longHuntPrograms is how many programs WEFT_LONG=1 hunts over (when
 // WEFT_HUNT does not say), in every mode.
-const longHuntPrograms = 1000
+const longHuntPrograms = 4000
 
 // huntMaxDFS is the most interleavings the hunt lets dfs explore.
 const huntMaxDFS = 20000
