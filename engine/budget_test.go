@@ -227,9 +227,12 @@ func sumOmitted(res *engine.Result) int64 {
 // longest operations, or that spawn without end, every mode stops within
 // a second of its deadline, and within its memory budget.
 func TestBudgetsHoldOnHostileModels(t *testing.T) {
-	stores := 30_000
-	if testing.Short() {
-		stores = 5_000
+	stores := size(t, "")
+	// Each exploration runs to its deadline (the memory budget ends the
+	// self-spawning one first): 2 s in the long run, 1 s by default.
+	deadline := time.Second
+	if longRun() {
+		deadline = 2 * time.Second
 	}
 	tests := []struct {
 		name     string
@@ -239,8 +242,8 @@ func TestBudgetsHoldOnHostileModels(t *testing.T) {
 		budget   int64
 		want     []engine.StopReason // acceptable Stopped values ("" : complete)
 	}{
-		{"30000 stores beside one", storesSrc(stores), engine.Algorithms, 2 * time.Second, 512 << 20, []engine.StopReason{"timeout", ""}},
-		{"test-and-set lock", tasLockSrc, []engine.Algorithm{engine.QPOR, engine.Optimal}, 2 * time.Second, 512 << 20, []engine.StopReason{"timeout"}},
+		{fmt.Sprintf("%d stores beside one", stores), storesSrc(stores), engine.Algorithms, deadline, 512 << 20, []engine.StopReason{engine.StoppedTimeout, engine.NotStopped}},
+		{"test-and-set lock", tasLockSrc, []engine.Algorithm{engine.QPOR, engine.Optimal}, deadline, 512 << 20, []engine.StopReason{engine.StoppedTimeout}},
 		// The memory budget, not the deadline, ends it (within 2 s here,
 		// but -race is slower).
 		{"self-spawning proc", selfSpawnSrc, engine.Algorithms, 30 * time.Second, 64 << 20, []engine.StopReason{engine.StoppedMemory}},

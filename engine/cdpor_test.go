@@ -92,7 +92,7 @@ func TestCDPORRandom(t *testing.T) {
 		gen  func(*rand.Rand) string
 	}{{"2-3 threads", cdporProgram}, {"3-4 threads", cdporManyThreads}} {
 		t.Run(g.name, func(t *testing.T) {
-			forEachProgram(t, 120, 60, g.gen, func(t *testing.T, name string, prog *engine.Program, src string) {
+			forEachProgram(t, g.gen, func(t *testing.T, name string, prog *engine.Program, src string) {
 				ref := dfsReference(t, prog, src, dfsBudget)
 				sd := explore(t, prog, engine.SDPOR, true)
 				checkCDPOR(t, name, prog, src, engine.Options{}, ref, sd)

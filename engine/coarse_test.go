@@ -15,7 +15,7 @@ import (
 // still agrees with dfs (checkAgainstDFS), whose traces are those of the
 // fine semantics.
 func TestCoarseRaceFreePrograms(t *testing.T) {
-	forEachProgram(t, 200, 50, raceFreeProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
+	forEachProgram(t, raceFreeProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
 		t.Helper()
 		ref := dfsReference(t, prog, src, dfsBudget)
 		for _, b := range ref.res.Bugs {

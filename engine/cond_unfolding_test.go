@@ -52,10 +52,7 @@ func TestCondEveryMode(t *testing.T) {
 // TestCondRandomEveryMode compares every unfolding mode with dfs on the
 // random programs of genV2 that do not explore spurious wake-ups.
 func TestCondRandomEveryMode(t *testing.T) {
-	n := envInt("WEFT_V2_PROGRAMS", 300)
-	if testing.Short() {
-		n = min(n, 100)
-	}
+	n := int64(size(t, "WEFT_V2_PROGRAMS"))
 	compared, tried := 0, 0
 	for seed := range n {
 		prog, desc, spurious := genV2(seed)

@@ -408,7 +408,7 @@ func TestExamples(t *testing.T) {
 
 // TestRandomPrograms is the property-based test: random small programs,
 // where sdpor must agree with dfs as checkAgainstDFS says.
-func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, 300, 60, compareModes) }
+func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, compareModes) }
 
 // TestSpinPrograms: random programs in which a thread spins on a flag
 // that another sets after steps of its own (plain, atomic, or under a
@@ -416,7 +416,7 @@ func TestRandomPrograms(t *testing.T) { forEachRandomProgram(t, 300, 60, compare
 // bound, so bugs are compared (checkBugsUnderStepBound), not counts: the
 // unfolding modes once missed every bug behind such a wait.
 func TestSpinPrograms(t *testing.T) {
-	forEachProgram(t, 150, 40, spinProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
+	forEachProgram(t, spinProgram, func(t *testing.T, name string, prog *engine.Program, src string) {
 		compareModes(t, name, prog, src)
 		compareQPOR(t, name, prog, src)
 	})
@@ -424,10 +424,15 @@ func TestSpinPrograms(t *testing.T) {
 
 // smallerInstances gives, for an example with too many interleavings for
 // dfs, a smaller instance of the same model to compare the modes on: the
-// example's text with one line changed. (examples_test.go checks the
-// examples themselves in every mode, and in dfs where it can.)
-var smallerInstances = map[string]struct{ old, new, why string }{
-	"fig1.weft": {"const N = 3", "const N = 2", "N = 3 has over 30 million interleavings"},
+// example's text with one line changed (short: the line in -short runs,
+// the race detector's, where dfs is ten times slower; "" for the
+// example itself). (examples_test.go checks the examples themselves in
+// every mode, and in dfs where it can.)
+var smallerInstances = map[string]struct{ old, new, short, why string }{
+	"fig1.weft": {"const N = 3", "const N = 2", "const N = 1",
+		"N = 3 has over 30 million interleavings, N = 2 1.9 million (-short: N = 1, 21)"},
+	"fig1_racy.weft": {"const N = 3", "", "const N = 2",
+		"N = 3 has 284,874 interleavings (-short: N = 2, 2,160)"},
 }
 
 // forEachExample runs check on every model of ../examples, each in a
@@ -448,18 +453,25 @@ func forEachExample(t *testing.T, check func(t *testing.T, name string, prog *en
 				if !strings.Contains(src, inst.old+"\n") {
 					t.Fatalf("%s no longer has the line %q to make a smaller instance", f, inst.old)
 				}
-				src = strings.Replace(src, inst.old+"\n", inst.new+"\n", 1)
-				t.Logf("compared on a smaller instance, %s: %s", inst.new, inst.why)
+				line := inst.new
+				if testing.Short() {
+					line = inst.short
+				}
+				if line != "" {
+					src = strings.Replace(src, inst.old+"\n", line+"\n", 1)
+					t.Logf("compared on a smaller instance, %s: %s", line, inst.why)
+				}
 			}
 			check(t, f, load(t, f, src), src)
 		})
 	}
 }
 
-// forEachRandomProgram runs check on n seeded random programs (short in
-// -short mode; WEFT_RANDOM_PROGRAMS overrides).
-func forEachRandomProgram(t *testing.T, n, short int, check func(t *testing.T, name string, prog *engine.Program, src string)) {
-	forEachProgram(t, n, short, randomProgram, check)
+// forEachRandomProgram runs check on seeded random programs, as many as
+// the calling test's testSizes say for this run (WEFT_RANDOM_PROGRAMS
+// overrides).
+func forEachRandomProgram(t *testing.T, check func(t *testing.T, name string, prog *engine.Program, src string)) {
+	forEachProgram(t, randomProgram, check)
 }
 
 // maxSkippedPercent is the share of seeds a random-program test may fail
@@ -495,13 +507,8 @@ func drawComparable(t *testing.T, r *rand.Rand, gen func(*rand.Rand) string) (st
 	}
 }
 
-func forEachProgram(t *testing.T, n, short int, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
-	if testing.Short() {
-		n = short
-	}
-	if v, err := strconv.Atoi(os.Getenv("WEFT_RANDOM_PROGRAMS")); err == nil {
-		n = v
-	}
+func forEachProgram(t *testing.T, gen func(*rand.Rand) string, check func(t *testing.T, name string, prog *engine.Program, src string)) {
+	n := size(t, "WEFT_RANDOM_PROGRAMS")
 	ran, skipped, failed, redrawn := 0, 0, 0, 0
 	for seed := int64(1); seed <= int64(n) && failed < maxFailingSeeds; seed++ {
 		src, draws := drawComparable(t, rand.New(rand.NewSource(seed)), gen)

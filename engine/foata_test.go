@@ -247,5 +247,5 @@ func TestFoataLevels(t *testing.T) {
 		}
 	}
 	t.Run("examples", func(t *testing.T) { forEachExample(t, check) })
-	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, 100, 20, check) })
+	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, check) })
 }

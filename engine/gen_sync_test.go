@@ -130,7 +130,7 @@ func (g *progGen) v2Stmt(ind string) {
 // optimal, for choose and condition variables) is skipped for that
 // program, visibly, in a subtest of its own.
 func TestV2SourcePrograms(t *testing.T) {
-	forEachProgram(t, 200, 40, v2Program, func(t *testing.T, name string, prog *engine.Program, src string) {
+	forEachProgram(t, v2Program, func(t *testing.T, name string, prog *engine.Program, src string) {
 		compareModes(t, name, prog, src)
 		t.Run("unfolding", func(t *testing.T) { compareQPOR(t, name, prog, src) })
 	})

@@ -14,7 +14,8 @@ import (
 )
 
 // TestHunt is a long differential run over generated programs, off unless
-// WEFT_HUNT=N is set (N programs). Unlike TestRandomPrograms it goes on
+// WEFT_HUNT=N is set (N programs) or WEFT_LONG=1 (longHuntPrograms
+// programs in every mode). Unlike TestRandomPrograms it goes on
 // after a mismatch, prints each one and ends with a summary:
 //
 //	WEFT_HUNT=20000 go test ./engine -run TestHunt -count=1 -v -timeout 0
@@ -33,8 +34,12 @@ import (
 // ones.
 func TestHunt(t *testing.T) {
 	n, err := strconv.Atoi(os.Getenv("WEFT_HUNT"))
+	allModes := false
 	if err != nil {
-		t.Skip("WEFT_HUNT=N runs the hunt over N programs")
+		if !longRun() {
+			t.Skip("WEFT_HUNT=N runs the hunt over N programs (WEFT_LONG=1: over longHuntPrograms, in every mode)")
+		}
+		n, allModes = longHuntPrograms, true
 	}
 	first := int64(1)
 	if v, err := strconv.ParseInt(os.Getenv("WEFT_HUNT_SEED"), 10, 64); err == nil {
@@ -45,6 +50,9 @@ func TestHunt(t *testing.T) {
 		gen, maxSteps = spinProgram, spinMaxSteps
 	}
 	modes := []string{"sdpor"}
+	if allModes {
+		modes = []string{"sdpor", "qpor1", "qpor2", "qpor3", "optimal"}
+	}
 	if v := os.Getenv("WEFT_HUNT_MODES"); v != "" {
 		modes = strings.Split(v, ",")
 	}
@@ -121,6 +129,10 @@ func TestHunt(t *testing.T) {
 		t.Logf("%s: %d programs compared (bugs), %d of them also by count; %d mismatches", m, tl.compared, tl.counted, tl.mismatches)
 	}
 }
+
+// longHuntPrograms is how many programs WEFT_LONG=1 hunts over (when
+// WEFT_HUNT does not say), in every mode.
+const longHuntPrograms = 4000
 
 // huntMaxDFS is the most interleavings the hunt lets dfs explore.
 const huntMaxDFS = 20000

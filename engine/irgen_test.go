@@ -117,10 +117,7 @@ func genV2(seed int64) (*engine.Program, string, bool) {
 
 // TestV2Random compares dfs and sdpor on random programs of genV2.
 func TestV2Random(t *testing.T) {
-	n := envInt("WEFT_V2_PROGRAMS", 300)
-	if testing.Short() {
-		n = min(n, 120)
-	}
+	n := int64(size(t, "WEFT_V2_PROGRAMS"))
 	compared := 0
 	for seed := range n {
 		prog, desc, spurious := genV2(seed)

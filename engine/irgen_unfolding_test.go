@@ -158,10 +158,7 @@ func genUnfold(seed int64) (*engine.Program, string) {
 // TestUnfoldingV2Random compares every unfolding mode with dfs on random
 // programs of genUnfold.
 func TestUnfoldingV2Random(t *testing.T) {
-	n := envInt("WEFT_V2_PROGRAMS", 200)
-	if testing.Short() {
-		n = min(n, 60)
-	}
+	n := int64(size(t, "WEFT_V2_PROGRAMS"))
 	compared := 0
 	for seed := range n {
 		prog, desc := genUnfold(seed)
@@ -293,14 +290,11 @@ func TestChooseSpawned(t *testing.T) {
 	compareQPOR(t, "choose spawned", prog, "choose spawned")
 }
 
-// TestChooseManyValues: a choose of 2^16 values beside a reader costs
-// each mode time linear in the values (pruning once looked at every
-// value in D for every event: minutes).
+// TestChooseManyValues: a choose of 2^16 values (WEFT_LONG=1; 2^14 by
+// default) beside a reader costs each mode time linear in the values
+// (pruning once looked at every value in D for every event: minutes).
 func TestChooseManyValues(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a choose of 65,536 values")
-	}
-	const n = 1 << 16
+	n := int64(size(t, ""))
 	p := irtest.New()
 	x := p.Var("x", irtest.Atomic, 0)
 	a := p.Thread("a")

@@ -91,7 +91,7 @@ func TestQPORExamples(t *testing.T) {
 
 // TestQPORRandomPrograms is TestRandomPrograms for the unfolding-based
 // modes (WEFT_RANDOM_PROGRAMS sets the number of programs).
-func TestQPORRandomPrograms(t *testing.T) { forEachRandomProgram(t, 150, 40, compareQPOR) }
+func TestQPORRandomPrograms(t *testing.T) { forEachRandomProgram(t, compareQPOR) }
 
 // quickBenchmarkTraces: the benchmarks with at most this many traces are
 // checked by a plain go test (the smaller instances of every family, each

@@ -41,7 +41,7 @@ func TestTraceEvents(t *testing.T) {
 		check(t, "tail", load(t, "tail", tailModel), tailModel)
 	})
 	forEachExample(t, check)
-	forEachRandomProgram(t, 40, 10, check)
+	forEachRandomProgram(t, check)
 	if checked < 20 {
 		t.Errorf("only %d bugs checked", checked)
 	}

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"weft/internal/z3"
+	"weft/internal/z3/z3test"
 )
 
 // The schedule with independence constraints: the quick check runs
@@ -106,7 +107,7 @@ func TestSettingsChangeRechecks(t *testing.T) {
 func piModel(t *testing.T) []byte {
 	t.Helper()
 	if err := z3.Available(z3.Config{}); err != nil {
-		t.Skipf("the SMT conditions of Pi need z3: %v", err)
+		z3test.Missing(t, "the SMT conditions of Pi need z3: %v", err)
 	}
 	pi, err := os.ReadFile("../benchmarks/cdpor/pi_4.weft")
 	if err != nil {

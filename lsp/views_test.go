@@ -21,6 +21,7 @@ import (
 
 	"weft/engine/ir"
 	"weft/internal/z3"
+	"weft/internal/z3/z3test"
 	"weft/replay"
 )
 
@@ -54,7 +55,7 @@ func TestVerdictAssumptions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if c.needZ3 {
 				if err := z3.Available(z3.Config{}); err != nil {
-					t.Skipf("the no-overflow conditions come from z3: %v", err)
+					z3test.Missing(t, "the no-overflow conditions come from z3: %v", err)
 				}
 			}
 			cl := startServer(t, c.opts)

@@ -8,6 +8,7 @@ import (
 	"weft/internal/testmodels"
 
 	"weft/internal/z3"
+	"weft/internal/z3/z3test"
 )
 
 // TestVerdictAssumptions: a verdict that rests on an assumption names it
@@ -47,10 +48,11 @@ func TestVerdictAssumptions(t *testing.T) {
 }
 
 // requireZ3 skips a test whose figures need the SMT synthesis when z3
-// cannot be found (.ci/run installs it, so CI runs the test).
+// cannot be found, or fails it where z3 is required (z3test.Missing:
+// .ci/run installs z3 and requires it).
 func requireZ3(t *testing.T) {
 	t.Helper()
 	if err := z3.Available(z3.Config{}); err != nil {
-		t.Skipf("z3 not found (%v): the no-overflow conditions are SMT's", err)
+		z3test.Missing(t, "z3 not found (%v): the no-overflow conditions are SMT's", err)
 	}
 }

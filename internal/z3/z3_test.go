@@ -12,13 +12,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"weft/internal/z3/z3test"
 )
 
 func start(t *testing.T, cfg Config) *Solver {
 	t.Helper()
 	s, err := Start(context.Background(), cfg)
 	if errors.Is(err, ErrNotFound) {
-		t.Skipf("z3 not installed: %v", err)
+		z3test.Missing(t, "z3 not installed: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

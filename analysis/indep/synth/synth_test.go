@@ -16,6 +16,7 @@ import (
 	"weft/analysis/icond"
 	"weft/grammar"
 	"weft/internal/z3"
+	"weft/internal/z3/z3test"
 	"weft/source"
 )
 
@@ -23,7 +24,7 @@ func solver(t testing.TB) *z3.Solver {
 	t.Helper()
 	s, err := z3.Start(context.Background(), z3.Config{})
 	if errors.Is(err, z3.ErrNotFound) {
-		t.Skipf("z3 not installed: %v", err)
+		z3test.Missing(t, "z3 not installed: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,118 @@
+package engine_test
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// How big the engine's tests are. A plain `go test ./engine` runs every
+// random-program test with every generator and every mode, on fewer
+// seeds than the long campaigns: it must stay under two minutes on a
+// quiet 2-core machine. WEFT_LONG=1 gives every test its full strength
+// (the seeds each had before the default run was cut, the larger sizes,
+// and TestHunt over longHuntPrograms programs in every mode):
+//
+//	WEFT_LONG=1 go test ./engine -count=1 -timeout 0
+//
+// the run before an exploration change lands. -short (the race
+// detector's run) is smaller still. WEFT_RANDOM_PROGRAMS=N (and
+// WEFT_V2_PROGRAMS=N for the hand-built generators) sets the seeds of
+// every random-program test, overriding all three.
+
+// longRun reports whether WEFT_LONG=1 asks for the long campaigns.
+func longRun() bool { return os.Getenv("WEFT_LONG") == "1" }
+
+// sizes is how many seeds (or how big a size) a test uses in each run.
+type sizes struct {
+	def   int // go test ./engine
+	short int // go test -short ./engine
+	long  int // WEFT_LONG=1 go test ./engine
+}
+
+// n is the size of this run; the environment variable env, when it holds
+// a number, overrides it.
+func (s sizes) n(env string) int {
+	return s.pick(testing.Short(), longRun(), os.Getenv(env))
+}
+
+// pick is n with the run given: WEFT_LONG wins over -short, an override
+// over both.
+func (s sizes) pick(short, long bool, override string) int {
+	if v, err := strconv.Atoi(override); err == nil {
+		return v
+	}
+	switch {
+	case long:
+		return s.long
+	case short:
+		return s.short
+	}
+	return s.def
+}
+
+// TestSizes: the run picks its size (WEFT_LONG over -short, an override
+// over both), and every size table the tests use keeps the default run
+// meeting every generator (at least one seed) and the long run at least
+// as strong as the default.
+func TestSizes(t *testing.T) {
+	s := sizes{def: 100, short: 40, long: 300}
+	for _, tc := range []struct {
+		short, long bool
+		override    string
+		want        int
+	}{
+		{false, false, "", 100},
+		{true, false, "", 40},
+		{false, true, "", 300},
+		{true, true, "", 300},
+		{false, false, "7", 7},
+		{true, true, "7", 7},
+		{false, true, "many", 300},
+	} {
+		if got := s.pick(tc.short, tc.long, tc.override); got != tc.want {
+			t.Errorf("short %v, long %v, override %q: %d, want %d", tc.short, tc.long, tc.override, got, tc.want)
+		}
+	}
+	for name, s := range testSizes {
+		if s.short < 1 || s.short > s.def || s.def > s.long {
+			t.Errorf("%s: sizes %+v: want 1 <= short <= default <= long", name, s)
+		}
+	}
+}
+
+// testSizes are the sizes of the tests, in one place: the seeds of the
+// random-program tests (the long values are the seeds each ran before
+// issue 28 cut the default run), and the other sizes the default run
+// shrinks.
+var testSizes = map[string]sizes{
+	"TestRandomPrograms":         {def: 100, short: 60, long: 300},
+	"TestSpinPrograms":           {def: 50, short: 40, long: 150},
+	"TestQPORRandomPrograms":     {def: 50, short: 40, long: 150},
+	"TestCoarseRaceFreePrograms": {def: 70, short: 50, long: 200},
+	"TestCDPORRandom":            {def: 40, short: 40, long: 120},
+	"TestCDPORAnalysisRandom":    {def: 20, short: 20, long: 60},
+	"TestV2SourcePrograms":       {def: 70, short: 40, long: 200},
+	"TestFoataLevels":            {def: 30, short: 20, long: 100},
+	"TestTraceEvents":            {def: 40, short: 10, long: 40},
+	"TestV2Random":               {def: 100, short: 100, long: 300},
+	"TestCondRandomEveryMode":    {def: 100, short: 100, long: 300},
+	"TestUnfoldingV2Random":      {def: 70, short: 60, long: 200},
+	// The values of a choose (a power of two).
+	"TestChooseManyValues": {def: 1 << 14, short: 1 << 12, long: 1 << 16},
+	// The stores of the hostile model of TestBudgetsHoldOnHostileModels.
+	"TestBudgetsHoldOnHostileModels": {def: 30_000, short: 5_000, long: 30_000},
+}
+
+// size is the size of the calling test (its top-level name in
+// testSizes) in this run; env, when it holds a number, overrides it.
+func size(t *testing.T, env string) int {
+	t.Helper()
+	name, _, _ := strings.Cut(t.Name(), "/")
+	s, ok := testSizes[name]
+	if !ok {
+		t.Fatalf("%s has no sizes in testSizes", name)
+	}
+	return s.n(env)
+}
