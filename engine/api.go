@@ -298,7 +298,7 @@ type TraceStep struct {
 	// location read, written, locked or unlocked, the thread spawned or
 	// joined, the one location of an atomic block that touches only one
 	// ("" otherwise, and for stop steps).
-	Kind   EventKind
+	Kind   ir.EventKind
 	Object string
 	// Ends marks the step with which its thread finished.
 	Ends bool

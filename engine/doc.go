@@ -47,7 +47,7 @@
 //     reaches; of a data race it may report more pairs of statements
 //     than the other modes (every unordered pair it sees, not the
 //     nearest). Result.Independence counts the conditions it evaluated.
-//   - QPOR (unfolding-based, k-partial alternatives, Options.K): exactly
+//   - QPOR (unfolding-based, k-partial alternatives, Options.QPOR.K): exactly
 //     one per trace; fewer sleep-set-blocked executions as K grows.
 //   - Optimal (unfolding-based, every alternative): exactly one per trace
 //     and no sleep-set-blocked execution.

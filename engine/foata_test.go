@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"weft/engine"
+	"weft/engine/ir"
 )
 
 // The Foata normal form that identifies an execution's Mazurkiewicz
@@ -133,7 +134,7 @@ func (b *levelsBuf) levels(events []engine.Event, m *engine.Machine) []int {
 		e := &events[i]
 		b.accs = eventAccesses(e, b.accs[:0])
 		lv := threadLast[e.Thread]
-		if e.Kind == engine.EvJoin && e.Loc >= 0 && int(e.Loc) < nt {
+		if e.Kind == ir.EvJoin && e.Loc >= 0 && int(e.Loc) < nt {
 			lv = max(lv, finished[e.Loc])
 		}
 		for _, a := range b.accs {
@@ -148,7 +149,7 @@ func (b *levelsBuf) levels(events []engine.Event, m *engine.Machine) []int {
 		if e.Finished {
 			finished[e.Thread] = lv
 		}
-		if e.Kind == engine.EvSpawn {
+		if e.Kind == ir.EvSpawn {
 			threadLast[e.Loc] = lv
 		}
 		for _, a := range b.accs {
@@ -175,11 +176,11 @@ func fill(s *[]int, n, v int) []int {
 // sees them (locks and unlocks write their mutex) to buf.
 func eventAccesses(ev *engine.Event, buf []engine.Access) []engine.Access {
 	switch ev.Kind {
-	case engine.EvRead:
+	case ir.EvRead:
 		return append(buf, engine.Access{Loc: ev.Loc})
-	case engine.EvWrite, engine.EvLock, engine.EvUnlock, engine.EvTrylock, engine.EvSignal, engine.EvBroadcast:
+	case ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock, ir.EvSignal, ir.EvBroadcast:
 		return append(buf, engine.Access{Loc: ev.Loc, Write: true})
-	case engine.EvAtomic, engine.EvWait, engine.EvWake:
+	case ir.EvAtomic, ir.EvWait, ir.EvWake:
 		return append(buf, ev.Acc...)
 	}
 	return buf
@@ -189,10 +190,10 @@ func eventAccesses(ev *engine.Event, buf []engine.Access) []engine.Access {
 // independently of the engine's: same location with a write, same mutex,
 // spawn before the child's steps, a thread's last step before its join.
 func dependentEvents(f, e *engine.Event, m *engine.Machine) bool {
-	if f.Kind == engine.EvSpawn && f.Loc == e.Thread {
+	if f.Kind == ir.EvSpawn && f.Loc == e.Thread {
 		return true
 	}
-	if e.Kind == engine.EvJoin && e.Loc == f.Thread && f.Finished {
+	if e.Kind == ir.EvJoin && e.Loc == f.Thread && f.Finished {
 		return true
 	}
 	type acc struct {
@@ -201,11 +202,11 @@ func dependentEvents(f, e *engine.Event, m *engine.Machine) bool {
 	}
 	list := func(ev *engine.Event) []acc {
 		switch ev.Kind {
-		case engine.EvRead:
+		case ir.EvRead:
 			return []acc{{ev.Loc, false}}
-		case engine.EvWrite, engine.EvLock, engine.EvUnlock, engine.EvTrylock, engine.EvSignal, engine.EvBroadcast:
+		case ir.EvWrite, ir.EvLock, ir.EvUnlock, ir.EvTrylock, ir.EvSignal, ir.EvBroadcast:
 			return []acc{{ev.Loc, true}}
-		case engine.EvAtomic, engine.EvWait, engine.EvWake:
+		case ir.EvAtomic, ir.EvWait, ir.EvWake:
 			var out []acc
 			for _, a := range ev.Acc {
 				out = append(out, acc{a.Loc, a.Write})

@@ -40,10 +40,6 @@ func Verdict(prog *Program, res *Result) (Status, []string) {
 	return StatusVerified, warnings
 }
 
-// StoppedWords says in words why an exploration stopped early
-// (Result.Stopped).
-func StoppedWords(stopped StopReason) string { return stopped.Words() }
-
 // The assumptions a result may rest on (Result.Assumptions).
 const (
 	// AssumeNoOverflow: cdpor merged a pair of steps on a condition

@@ -28,7 +28,6 @@ type (
 	CallFrame    = interp.CallFrame
 	ThreadStatus = interp.ThreadStatus
 	Event        = interp.Event
-	EventKind    = interp.EventKind
 	TailStep     = interp.TailStep
 	StopKind     = interp.StopKind
 )
@@ -45,22 +44,6 @@ const (
 	StopRuntimeError = interp.StopRuntimeError
 	StopStepBound    = interp.StopStepBound
 	StopMemory       = interp.StopMemory
-
-	EvRead   = interp.EvRead
-	EvWrite  = interp.EvWrite
-	EvLock   = interp.EvLock
-	EvUnlock = interp.EvUnlock
-	EvSpawn  = interp.EvSpawn
-	EvJoin   = interp.EvJoin
-	EvAtomic = interp.EvAtomic
-	EvStop   = interp.EvStop
-
-	EvChoose    = interp.EvChoose
-	EvTrylock   = interp.EvTrylock
-	EvWait      = interp.EvWait
-	EvWake      = interp.EvWake
-	EvSignal    = interp.EvSignal
-	EvBroadcast = interp.EvBroadcast
 
 	DefaultLocalBudget = interp.DefaultLocalBudget
 	maxTail            = interp.MaxTail

@@ -18,7 +18,7 @@ type StepState struct {
 	Thread  string
 	Op      string       // what the step did: "read c → 1", "lock m"
 	Range   source.Range // the statement of the step
-	Kind    EventKind    // the kind of the step
+	Kind    ir.EventKind // the kind of the step
 	Object  string       // what it acted on (see TraceStep.Object)
 	Ends    bool         // the thread finished with this step
 	Shared  []NamedValue // every shared variable that is not a mutex, in declaration order

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"weft/engine/interp"
+	"weft/engine/ir"
 )
 
 // ReplayStep is one step of a replayed execution, with the machine as it
@@ -126,12 +127,12 @@ func BuildTrace(prog *Program, events []Event, m *Machine) []TraceStep {
 func eventObject(prog *Program, m *Machine, ev *Event) string {
 	loc := ev.Loc
 	switch ev.Kind {
-	case interp.EvSpawn, interp.EvJoin:
+	case ir.EvSpawn, ir.EvJoin:
 		if loc >= 0 && int(loc) < len(m.Threads) {
 			return m.Threads[loc].Name
 		}
 		return ""
-	case interp.EvAtomic:
+	case ir.EvAtomic:
 		loc = -1
 		for _, a := range ev.Acc {
 			if loc >= 0 && a.Loc != loc {
@@ -139,7 +140,7 @@ func eventObject(prog *Program, m *Machine, ev *Event) string {
 			}
 			loc = a.Loc
 		}
-	case interp.EvStop:
+	case ir.EvStop:
 		return ""
 	}
 	if loc >= 0 && int(loc) < len(prog.Locations) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"weft/engine"
+	"weft/engine/ir"
 )
 
 // Every bug's trace, built by the exploration (from coarse steps and
@@ -91,15 +92,15 @@ func checkTraceEvents(t *testing.T, prog *engine.Program, b *engine.Bug) {
 		word, _, _ := strings.Cut(st.Op, " ")
 		word, _, _ = strings.Cut(word, "(") // "wait(cv, m)", "signal(cv) wakes t"
 		word = strings.TrimSuffix(word, ":")
-		if st.Kind == engine.EvWake && strings.HasPrefix(st.Op, "spurious wake-up ") {
+		if st.Kind == ir.EvWake && strings.HasPrefix(st.Op, "spurious wake-up ") {
 			word = "wake"
 		}
 		switch st.Kind {
-		case engine.EvStop:
+		case ir.EvStop:
 			if st.Object != "" {
 				t.Errorf("%s: step %d, a stop, acts on %q", b.Message, i+1, st.Object)
 			}
-		case engine.EvAtomic:
+		case ir.EvAtomic:
 		default:
 			if word != st.Kind.String() || st.Object == "" || !strings.Contains(st.Op, st.Object) {
 				t.Errorf("%s: step %d %q: kind %v object %q", b.Message, i+1, st.Op, st.Kind, st.Object)

@@ -383,10 +383,10 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 		st.State = stateBugs
 		st.Complete = res.Complete
 		if !res.Complete {
-			st.Why = engine.StoppedWords(res.Stopped)
+			st.Why = res.Stopped.Words()
 		}
 	case engine.StatusIncomplete:
-		st.State, st.Why = stateIncomplete, engine.StoppedWords(res.Stopped)
+		st.State, st.Why = stateIncomplete, res.Stopped.Words()
 		if p != nil {
 			st.Earlier = p.assumed
 		}
@@ -510,7 +510,7 @@ func (d *document) endProgress(token string, res *engine.Result) {
 	d.s.mu.Unlock()
 	msg := "done"
 	if res != nil && !res.Complete {
-		msg = "incomplete: " + engine.StoppedWords(res.Stopped)
+		msg = "incomplete: " + res.Stopped.Words()
 	}
 	end := struct {
 		Kind    string `json:"kind"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"weft/engine"
+	"weft/engine/ir"
 	"weft/source"
 )
 
@@ -186,7 +187,7 @@ func stepOf(st engine.StepState) Step {
 	return out
 }
 
-func eventOf(kind engine.EventKind, object string) Event {
+func eventOf(kind ir.EventKind, object string) Event {
 	return Event{Kind: kind.String(), Object: object}
 }
 

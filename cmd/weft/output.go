@@ -210,7 +210,7 @@ func stoppedWords(s engine.StopReason) string {
 	if s == engine.StoppedMaxBugs {
 		return "the bug budget (--max-bugs) was reached"
 	}
-	return engine.StoppedWords(s)
+	return s.Words()
 }
 
 // The JSON contract of `weft check --json` (see ARCHITECTURE.md and

@@ -9,6 +9,7 @@ import (
 
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/engine/ir"
 	"weft/replay"
 )
 
@@ -295,9 +296,9 @@ func (v *stateView) step(w io.Writer, m *engine.Machine, ev *engine.Event) {
 func (v *stateView) changedShared(m *engine.Machine, ev *engine.Event) []string {
 	var locs []int32
 	switch ev.Kind {
-	case engine.EvWrite, engine.EvLock, engine.EvUnlock:
+	case ir.EvWrite, ir.EvLock, ir.EvUnlock:
 		locs = append(locs, ev.Loc)
-	case engine.EvAtomic:
+	case ir.EvAtomic:
 		for _, a := range ev.Acc {
 			if a.Write {
 				locs = append(locs, a.Loc)

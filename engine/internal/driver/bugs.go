@@ -303,3 +303,13 @@ func plural(n int, thing string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
+
+// Report hands the run a bug found without a worker (a symbolic mode):
+// b's schedule is complete, key says which bugs are one (see
+// Worker.Report for the keys of the workers' bugs).
+func (r *Run) Report(b *Found, key string) {
+	b.key = key
+	if r.admitBug(b, len(b.Schedule)) {
+		r.offerBug(b)
+	}
+}
