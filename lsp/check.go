@@ -222,10 +222,10 @@ func (d *document) afterCancel(snap *snapshot, res *engine.Result) (*plan, bool)
 	if !stopped {
 		return nil, true
 	}
-	st := status{State: stateIncomplete, Why: "stopped by the user"}
+	st := status{State: stateIncomplete, Stopped: engine.StoppedCancelled, Why: "stopped by the user"}
 	if res != nil {
 		st = d.finalStatus(snap, nil, res)
-		st.Why = "stopped by the user"
+		st.Stopped, st.Why = engine.StoppedCancelled, "stopped by the user"
 		if len(res.Bugs) > 0 {
 			st.State = stateBugs
 		}
@@ -383,10 +383,10 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 		st.State = stateBugs
 		st.Complete = res.Complete
 		if !res.Complete {
-			st.Why = res.Stopped.Words()
+			st.Stopped, st.Why = res.Stopped, res.Stopped.Words()
 		}
 	case engine.StatusIncomplete:
-		st.State, st.Why = stateIncomplete, res.Stopped.Words()
+		st.State, st.Stopped, st.Why = stateIncomplete, res.Stopped, res.Stopped.Words()
 		if p != nil {
 			st.Earlier = p.assumed
 		}

@@ -28,20 +28,25 @@ const (
 
 // status is the state of a document's check, sent as weft/status.
 type status struct {
-	URI        uri.URI  `json:"uri"`
-	Version    int32    `json:"version"`
-	State      string   `json:"state"`
-	Algorithm  string   `json:"algorithm,omitempty"`
-	K          int      `json:"k,omitempty"`
-	Executions int64    `json:"executions"`
-	ElapsedMs  int64    `json:"elapsedMs"`
-	Bugs       int      `json:"bugs"`
-	Complete   bool     `json:"complete"`      // the exploration finished (verified, vacuous, or bugs with nothing left)
-	Why        string   `json:"why,omitempty"` // why incomplete
-	Waiting    bool     `json:"waiting"`       // checking: waiting for a pause in typing or a free slot
-	Escalating bool     `json:"escalating"`    // checking: an escalated (idle) check
-	Warnings   []string `json:"warnings,omitempty"`
-	Message    string   `json:"message"` // the status in words, as the code lens shows it
+	URI        uri.URI `json:"uri"`
+	Version    int32   `json:"version"`
+	State      string  `json:"state"`
+	Algorithm  string  `json:"algorithm,omitempty"`
+	K          int     `json:"k,omitempty"`
+	Executions int64   `json:"executions"`
+	ElapsedMs  int64   `json:"elapsedMs"`
+	Bugs       int     `json:"bugs"`
+	Complete   bool    `json:"complete"`      // the exploration finished (verified, vacuous, or bugs with nothing left)
+	Why        string  `json:"why,omitempty"` // why incomplete, in words
+	// Stopped is why the exploration stopped early, as the engine names
+	// it ("timeout", "cancelled", "max-executions", "max-bugs",
+	// "execution-length", "memory"; engine.StopReason); empty when it
+	// did not, and when the check failed (Why then says how).
+	Stopped    engine.StopReason `json:"stopped,omitempty"`
+	Waiting    bool              `json:"waiting"`    // checking: waiting for a pause in typing or a free slot
+	Escalating bool              `json:"escalating"` // checking: an escalated (idle) check
+	Warnings   []string          `json:"warnings,omitempty"`
+	Message    string            `json:"message"` // the status in words, as the code lens shows it
 	// Fallback says why the check runs (or ran) sdpor rather than the
 	// mode planned (qpor for the quick check, the escalation's mode
 	// after it): the model uses a feature that mode does not explore.

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"weft/engine"
 	"weft/replay"
 )
 
@@ -257,7 +258,7 @@ func TestStop(t *testing.T) {
 	}
 	c.waitFor("incomplete", 5*time.Second, func() bool {
 		st, ok := c.latestStatus(u)
-		return ok && st.State == stateIncomplete && strings.Contains(st.Message, "stopped by the user")
+		return ok && st.State == stateIncomplete && strings.Contains(st.Message, "stopped by the user") && st.Stopped == engine.StoppedCancelled
 	})
 }
 

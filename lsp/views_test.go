@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"weft/engine"
 	"weft/internal/testmodels"
 
 	"go.lsp.dev/jsonrpc2"
@@ -461,6 +462,9 @@ func TestAssumedVerdictKeptWhenIncomplete(t *testing.T) {
 	})
 	if st.State != stateIncomplete {
 		t.Fatalf("status %s %q: want the check without the assumption incomplete", st.State, st.Message)
+	}
+	if st.Stopped != engine.StoppedTimeout {
+		t.Errorf("stopped %q, want the engine's name of the reason, %q", st.Stopped, engine.StoppedTimeout)
 	}
 	want := "an earlier check: verified, assuming no overflow (1 execution, cdpor)"
 	if st.Earlier != "verified, assuming no overflow (1 execution, cdpor)" || !strings.HasSuffix(st.Message, want) {
