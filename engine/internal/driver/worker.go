@@ -56,8 +56,15 @@ type Worker struct {
 	mayCache   map[*ir.AtomicFootprint][]ir.Access
 	checkTick  int
 	fineBuf    []interp.Event
-	schedBuf   []int32 // a bug's schedule, being built (see report)
-	choiceBuf  []int32
+	sched      scheduleCache // the last schedule built (see schedule)
+}
+
+// scheduleCache is the schedule of the first steps events of the
+// current execution, while no step was made or undone.
+type scheduleCache struct {
+	valid             bool
+	steps             int
+	schedule, choices []int32
 }
 
 // NewWorker returns a worker of r at the initial state of r's program,
@@ -220,6 +227,7 @@ func (w *Worker) Step(t int, ev *interp.Event) bool { return w.StepAlt(t, 0, ev)
 // interp.Machine.Alternatives).
 func (w *Worker) StepAlt(t, alt int, ev *interp.Event) bool {
 	w.stepped = true
+	w.sched.valid = false
 	ok := w.m.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		w.run.Stop(StopMemory)
@@ -262,6 +270,7 @@ func (w *Worker) Probe(t int, ev *interp.Event) {
 
 // Undo takes the last step back, from the clocks and the machine.
 func (w *Worker) Undo() {
+	w.sched.valid = false
 	if !w.clk.Off {
 		w.clk.Pop()
 	}
@@ -415,6 +424,9 @@ func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 
 // fineSteps is the number of fine steps of the first steps events.
 func (w *Worker) fineSteps(steps int) int {
+	if steps == w.m.Depth() {
+		return w.m.StepCount() // the usual case, in constant time
+	}
 	n := 0
 	for i := 0; i < steps; i++ {
 		n += w.Evs[i].Steps()
@@ -440,30 +452,46 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 	// even when the exploration stops there (MaxBugs) or cuts it: the
 	// statistics must not say less than the trace shows.
 	w.Stats.MaxDepth = max(w.Stats.MaxDepth, fine)
-	sched, choices := w.schedBuf[:0], w.choiceBuf[:0]
+	b.Schedule, b.Choices = w.schedule(steps)
+	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
+		b.Kept = traceOf(w.Evs[:steps], w.m)
+		w.checkSoon() // that may have taken long
+	}
+	w.run.offerBug(b)
+}
+
+// schedule is the schedule and choices (nil if every step took its
+// first) of the first steps events, to be kept and never changed: the
+// bugs found at one point of an execution share them (a step in races
+// with 30,000 earlier ones would otherwise copy its schedule 30,000
+// times). The cache is dropped at every step and undo.
+func (w *Worker) schedule(steps int) (sched, choices []int32) {
+	if w.sched.valid && w.sched.steps == steps {
+		return w.sched.schedule, w.sched.choices
+	}
+	fine := w.fineSteps(steps)
+	sched = make([]int32, 0, fine)
+	var all []int32
 	withChoices := false
 	for i := 0; i < steps; i++ {
 		ev := &w.Evs[i]
 		withChoices = withChoices || ev.Alt != 0
 		for j := ev.Steps(); j > 0; j-- {
 			sched = append(sched, ev.Thread)
-			alt := ev.Alt
-			if j != ev.Steps() {
-				alt = 0 // a tail access
-			}
-			choices = append(choices, alt)
 		}
 	}
-	w.schedBuf, w.choiceBuf = sched, choices
-	b.Schedule = append(make([]int32, 0, len(sched)), sched...)
 	if withChoices {
-		b.Choices = append(make([]int32, 0, len(choices)), choices...)
+		all = make([]int32, 0, fine)
+		for i := 0; i < steps; i++ {
+			ev := &w.Evs[i]
+			all = append(all, ev.Alt)
+			for j := ev.Steps(); j > 1; j-- {
+				all = append(all, 0) // a tail access
+			}
+		}
 	}
-	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
-		b.Kept = traceOf(w.Evs[:steps], w.m)
-		w.checkSoon() // that may have taken long
-	}
-	w.run.offerBug(b)
+	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
+	return sched, all
 }
 
 // ReportStepBound reports that the current execution ran into the step
