@@ -83,7 +83,9 @@ type Options struct {
 	HeapLimit int64
 
 	// OnBug, if set, is called (on the exploring goroutine) for each new
-	// bug as soon as it is found, with the first trace found.
+	// bug as soon as it is found, with the first trace found, for the
+	// first MaxTraces bugs found only (Result.Bugs has the canonical
+	// ones, which may differ).
 	OnBug func(*Bug)
 	// OnProgress, if set, is called about every ProgressInterval (default
 	// 100 ms) with the statistics so far.
@@ -208,10 +210,13 @@ type Result struct {
 	Complete  bool       // every execution was explored
 	Stopped   StopReason // why not complete
 	// Bugs are the distinct bugs found, in a canonical order (by
-	// position, then kind), each with a canonical schedule: the
-	// shortest found, ties broken by the order of schedules. So the same
-	// model and options give the same report however the exploration
-	// was ordered.
+	// position — a data race's earlier access, a deadlock's first
+	// blocked position, a step-bound bug's body — then kind), each with a
+	// canonical schedule: the shortest found, ties broken by the order
+	// of schedules; beyond MaxTraces, the first in that order are kept.
+	// So the same model and options give the same report however the
+	// exploration was ordered, but for FirstMessage, which records what
+	// was found first.
 	Bugs []*Bug
 	// Omitted summarises the distinct bugs found beyond those kept in
 	// Bugs (see Options.MaxTraces): how many of each kind on each

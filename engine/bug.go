@@ -28,9 +28,10 @@ type Bug struct {
 	NoSpinWait      bool // it was found with Options.NoSpinWait
 	SpuriousWakeups bool // it was found with Options.SpuriousWakeups
 	// FirstMessage is, when the canonical trace of the bug is not the one
-	// first found (and handed to OnBug) and the message changed with it
-	// (another array index, another instance of a thread), the message
-	// first found; otherwise empty.
+	// first found and the message changed with it (another array index,
+	// another instance of a thread), the message first found (the one
+	// OnBug had, if it had the bug); otherwise empty. Unlike the rest of
+	// the result, it depends on the order of the exploration.
 	FirstMessage string
 
 	// A bug keeps its schedule, not its trace: a trace in words takes

@@ -249,6 +249,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	token := d.beginProgress(snap, p, algo)
 	var lastReport time.Time
 	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
+	streamed := map[string]bool{} // the keys of the bugs OnBug streamed in (under mu)
 	opts := engine.Options{
 		Algorithm: algo,
 		QPOR:      engine.QPOROptions{K: p.k},
@@ -262,6 +263,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 			mu.Lock()
 			defer mu.Unlock()
 			if set.reports(string(b.Kind)) {
+				streamed[engineBugKey(b)] = true
 				d.addBug(snap, b, false)
 			}
 		},
@@ -287,12 +289,20 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	d.results.setIndependence(snap.version, res.Independence)
 	d.endProgress(token, res)
 	// The final bugs replace those streamed in: their traces are the
-	// canonical ones (the shortest found), and they are the first in
-	// canonical order when there are more than MaxTraces.
+	// canonical ones (the shortest found), and when there were more than
+	// the engine keeps, they are the first in canonical order, which a
+	// bug streamed in early may not be.
+	final := map[string]bool{}
 	for _, b := range res.Bugs {
 		if set.reports(string(b.Kind)) {
+			final[engineBugKey(b)] = true
 			d.addBug(snap, b, true)
 		}
+	}
+	if len(res.Omitted) > 0 {
+		mu.Lock()
+		d.dropStreamed(snap, streamed, final)
+		mu.Unlock()
 	}
 	d.publishBugs(snap)
 	return res, nil

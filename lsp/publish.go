@@ -278,12 +278,37 @@ type bugReport struct {
 	traceErr   error
 }
 
-func (b *bugReport) key() string {
-	k := fmt.Sprintf("%s|%d|%d", b.kind, b.rng.Start.Offset, b.rng.End.Offset)
-	if b.other != nil {
-		k += fmt.Sprintf("|%d", b.other.Range.Start.Offset)
+func (b *bugReport) key() string { return reportKey(b.kind, b.rng, b.other) }
+
+// engineBugKey is the key of the report of an engine bug.
+func engineBugKey(b *engine.Bug) string { return reportKey(b.Kind, b.Range, b.Other) }
+
+func reportKey(kind engine.BugKind, rng source.Range, other *engine.RaceSide) string {
+	k := fmt.Sprintf("%s|%d|%d", kind, rng.Start.Offset, rng.End.Offset)
+	if other != nil {
+		k += fmt.Sprintf("|%d", other.Range.Start.Offset)
 	}
 	return k
+}
+
+// dropStreamed removes the bugs of snap streamed in by a check (keys
+// streamed) that its final list (keys final) does not keep: with more
+// distinct bugs than the engine keeps, a bug streamed in early may give
+// its place to one that comes before it in the canonical order.
+func (d *document) dropStreamed(snap *snapshot, streamed, final map[string]bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != snap.version || d.snap != snap {
+		return
+	}
+	kept := d.bugs[:0]
+	for _, b := range d.bugs {
+		if k := b.key(); !streamed[k] || final[k] {
+			kept = append(kept, b)
+		}
+	}
+	clear(d.bugs[len(kept):])
+	d.bugs = kept
 }
 
 // addBug records a bug of snap (if snap is still current) and publishes

@@ -194,14 +194,17 @@ func (s Settings) maxMemory() int64 {
 
 // heapLimit is the bound on the whole server's heap that each check
 // stops at (engine.Options.HeapLimit): room for the budget of every
-// check that may run at once. Each check's own memory is bounded by
-// maxMemory, so one big model no longer stops the others.
+// check that may run at once, but never more than three quarters of the
+// memory the process may use (engine.DefaultMaxMemory is a quarter of
+// it), so that the estimates the per-check accounting rests on can never
+// let the server be killed for want of memory. Each check's own memory
+// is bounded by maxMemory, so one big model no longer stops the others.
 func (s Settings) heapLimit() int64 {
 	per := s.maxMemory()
 	if per == 0 {
 		per = engine.DefaultMaxMemory()
 	}
-	return satMul(per, int64(s.maxConcurrent()))
+	return min(satMul(per, int64(s.maxConcurrent())), satMul(engine.DefaultMaxMemory(), 3))
 }
 
 // satMul is a*b for positive a and b, saturating instead of

@@ -49,14 +49,19 @@ type Found struct {
 
 	key      string // what a run reports once
 	variable string // data races: the location, the key of its summary if omitted
+	// place is where the bug sorts (see compareBugs): a position that
+	// depends on the key alone, never on the trace that found the bug.
+	place int
 }
 
-// compareBugs is the canonical order of bugs: by position, kind and key,
-// none of which depends on the trace that found a bug (but a step-bound
-// bug's and a deadlock's position, which is that of the thread blamed).
+// compareBugs is the canonical order of bugs: by place, kind and key,
+// none of which depends on the trace that found a bug. A bug's place is
+// its position, but for a data race the earlier of its two accesses (the
+// trace decides which one ran second), for a deadlock the first of its
+// blocked positions, and for a step-bound bug the first instruction of
+// the body that loops.
 func compareBugs(a, b *Found) int {
-	return cmp.Or(cmp.Compare(a.Range.Start.Offset, b.Range.Start.Offset),
-		cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.key, b.key))
+	return cmp.Or(cmp.Compare(a.place, b.place), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.key, b.key))
 }
 
 func kindRank(k BugKind) int { return slices.Index(kindOrder[:], k) }
@@ -115,13 +120,14 @@ type bugSink struct {
 	omitted  []BugSummary
 	nOmitted int64
 	bytes    int64 // what the kept schedules take
-	// delivered counts the bugs handed to OnBug: the first MaxTraces
-	// found, no more, whichever are kept in the end.
-	delivered int
+	// delivered are the keys of the bugs handed to OnBug: the first
+	// MaxTraces found, no more, whichever are kept in the end, and none
+	// twice, also across the restart of a coarse exploration.
+	delivered map[string]bool
 }
 
 func (s *bugSink) init(prog *ir.Program, cfg *Config) {
-	s.prog, s.cfg, s.byKey = prog, cfg, make(map[string]*Found)
+	s.prog, s.cfg, s.byKey, s.delivered = prog, cfg, make(map[string]*Found), make(map[string]bool)
 }
 
 func (s *bugSink) stepBytes() int64 {
@@ -163,9 +169,10 @@ func (s *bugSink) admit(b *Found, fine int) bool {
 
 // offer records bug b, unless one with the same key was found with a
 // schedule that comes first (compareSchedules); b's slices become the
-// sink's. It returns b when it is new and kept (to hand to OnBug), and
-// whether the run must stop (Config.MaxBugs).
-func (s *bugSink) offer(b *Found) (isNew *Found, stop bool) {
+// sink's (never changed after). It returns a copy of b when it is new,
+// kept, and to be handed to OnBug, and whether the run must stop
+// (Config.MaxBugs).
+func (s *bugSink) offer(b *Found) (deliver *Found, stop bool) {
 	old, known := s.byKey[b.key]
 	switch {
 	case known && old == nil:
@@ -197,13 +204,14 @@ func (s *bugSink) offer(b *Found) (isNew *Found, stop bool) {
 				last = i
 			}
 		}
-		if compareBugs(b, s.kept[last]) > 0 {
+		evicted := s.kept[last]
+		freed := int64(len(evicted.Schedule)) * s.stepBytes()
+		if compareBugs(b, evicted) > 0 || s.cfg.MaxMemory > 0 && s.bytes-freed+cost > s.cfg.MaxMemory/4 {
 			s.omit(b)
 			return nil, s.full()
 		}
-		evicted := s.kept[last]
 		s.kept = slices.Delete(s.kept, last, last+1)
-		s.bytes -= int64(len(evicted.Schedule)) * s.stepBytes()
+		s.bytes -= freed
 		s.omit(evicted)
 	} else if s.cfg.MaxMemory > 0 && len(s.kept) > 0 && s.bytes+cost > s.cfg.MaxMemory/4 {
 		s.omit(b)
@@ -212,11 +220,12 @@ func (s *bugSink) offer(b *Found) (isNew *Found, stop bool) {
 	s.bytes += cost
 	s.byKey[b.key] = b
 	s.kept = append(s.kept, b)
-	if s.delivered >= s.cfg.MaxTraces {
+	if len(s.delivered) >= s.cfg.MaxTraces || s.delivered[b.key] {
 		return nil, s.full()
 	}
-	s.delivered++
-	return b, s.full()
+	s.delivered[b.key] = true
+	c := *b
+	return &c, s.full()
 }
 
 // full reports whether Config.MaxBugs distinct bugs, kept or not, were
@@ -285,11 +294,12 @@ func (r *Run) admitBug(b *Found, fine int) bool {
 // Config.OnBug and stops the run at Config.MaxBugs.
 func (r *Run) offerBug(b *Found) {
 	r.mu.Lock()
-	isNew, stop := r.bugs.offer(b)
+	deliver, stop := r.bugs.offer(b)
 	r.mu.Unlock()
-	if isNew != nil && r.cfg.OnBug != nil {
-		c := *isNew
-		r.cfg.OnBug(&c)
+	if deliver != nil && r.cfg.OnBug != nil {
+		r.cbMu.Lock()
+		r.cfg.OnBug(deliver)
+		r.cbMu.Unlock()
 	}
 	if stop {
 		r.Stop(StopMaxBugs)
@@ -305,10 +315,12 @@ func plural(n int, thing string) string {
 }
 
 // Report hands the run a bug found without a worker (a symbolic mode):
-// b's schedule is complete, key says which bugs are one (see
-// Worker.Report for the keys of the workers' bugs).
-func (r *Run) Report(b *Found, key string) {
-	b.key = key
+// b's schedule is complete; key says which bugs are one (see
+// Worker.Report for the keys of the workers' bugs), place where it sorts
+// (see compareBugs), variable, for a data race, the location it is
+// summarised under if it is not kept.
+func (r *Run) Report(b *Found, key string, place int, variable string) {
+	b.key, b.place, b.variable = key, place, variable
 	if r.admitBug(b, len(b.Schedule)) {
 		r.offerBug(b)
 	}

@@ -1,11 +1,14 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
+	"weft/engine/ir"
 	"weft/source"
 )
 
@@ -33,7 +36,7 @@ func TestBugSinkCanonical(t *testing.T) {
 			}
 			// The same schedule gives the same message: it is one execution.
 			offers = append(offers, Found{Kind: kind, Message: fmt.Sprintf("bug %d, trace %v %v", place, sched, choices), Range: r,
-				Schedule: sched, Choices: choices, key: fmt.Sprintf("%s|%d", kind, place), variable: "x"})
+				Schedule: sched, Choices: choices, key: fmt.Sprintf("%s|%d", kind, place), variable: "x", place: 100 - 7*place})
 		}
 	}
 	for _, maxTraces := range []int{100, 5} {
@@ -78,5 +81,73 @@ func TestBugSinkCanonical(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBugSinkReview holds the sink's cases a review found.
+func TestBugSinkReview(t *testing.T) {
+	bug := func(key string, place, steps int) *Found {
+		return &Found{Kind: BugDataRace, Message: key, key: key, place: place,
+			Range: source.Range{Start: source.Pos{Offset: place + steps}}, Schedule: make([]int32, steps)}
+	}
+	result := func(s *bugSink) string {
+		bugs, om := s.result()
+		out := ""
+		for _, b := range bugs {
+			out += fmt.Sprintf("%s/%d ", b.key, len(b.Schedule))
+		}
+		return out + fmt.Sprint(om)
+	}
+	// A race sorts by its earlier access, whichever ran second in the
+	// trace: the bug kept beside MaxTraces = 1 does not depend on the
+	// order the traces came in (the race S at 40, whose trace ran its
+	// accesses in another order first, once lost its place to A at 50).
+	var outs []string
+	for _, order := range [][]*Found{
+		{bug("S", 40, 12), bug("A", 50, 5), bug("S", 40, 10)},
+		{bug("S", 40, 10), bug("A", 50, 5), bug("S", 40, 12)},
+	} {
+		var s bugSink
+		s.init(nil, &Config{MaxTraces: 1})
+		for _, b := range order {
+			if s.admit(b, len(b.Schedule)) {
+				s.offer(b)
+			}
+		}
+		outs = append(outs, result(&s))
+	}
+	if outs[0] != outs[1] || !strings.HasPrefix(outs[0], "S/10 ") {
+		t.Errorf("kept %q, then %q; want S with its 10-step schedule both times", outs[0], outs[1])
+	}
+	// A bug that takes another's place keeps to the quarter of the
+	// memory budget its schedules may take.
+	var s bugSink
+	s.init(nil, &Config{MaxTraces: 2, MaxMemory: 4000})
+	for _, b := range []*Found{bug("Z", 90, 60), bug("Y", 80, 60), bug("X", 10, 400), bug("W", 5, 400)} {
+		if s.admit(b, len(b.Schedule)) {
+			s.offer(b)
+		}
+	}
+	if s.bytes > 4000/4 {
+		t.Errorf("kept schedules take %d bytes, more than a quarter of the budget (%d)", s.bytes, 4000/4)
+	}
+}
+
+// TestOnBugAcrossRestart: a bug handed to OnBug and then evicted is not
+// handed over again after the restart with fine steps, and OnBug sees no
+// more than MaxTraces bugs in all.
+func TestOnBugAcrossRestart(t *testing.T) {
+	var got []string
+	cfg := Config{MaxSteps: 100, MaxTraces: 1, OnBug: func(f *Found) { got = append(got, f.key) }}
+	mode := Mode{Coarse: true, Explore: func(w *Worker) {
+		w.Run().Report(&Found{Kind: BugAssertion, Schedule: make([]int32, 3)}, "B", 90, "") // found first, later in canonical order
+		w.Run().Report(&Found{Kind: BugAssertion, Schedule: make([]int32, 3)}, "A", 10, "") // takes B's place
+		if w.M().Coarse {
+			w.RestartFine()
+		}
+	}}
+	out := Explore(context.Background(), &ir.Program{}, cfg, mode)
+	if fmt.Sprint(got) != "[B]" || len(out.Bugs) != 1 || out.Bugs[0].key != "A" {
+		t.Errorf("OnBug saw %v, kept %d bugs; want [B] once, A kept", got, len(out.Bugs))
 	}
 }

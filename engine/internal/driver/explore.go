@@ -23,34 +23,27 @@ type Mode struct {
 // Explore runs mode on prog with cfg, whose defaults are filled in. A
 // race-free program is explored with coarse steps first, if the mode
 // wants; at the first data race found that way, the exploration starts
-// over with every access a step of its own, in a new run whose OnBug
-// skips the bugs already handed over.
+// over with every access a step of its own, in a new run that does not
+// hand the bugs already handed to OnBug over again.
 func Explore(ctx context.Context, prog *ir.Program, cfg Config, mode Mode) *Outcome {
 	start := time.Now()
 	r := NewRun(ctx, prog, cfg)
 	r.explore(mode, mode.Coarse && !cfg.EveryAccess)
 	if r.Stopped() == stopCoarse {
+		// The bugs handed to OnBug are not handed over again, and no
+		// more than MaxTraces in all.
 		r.mu.Lock()
-		delivered := make(map[string]bool, len(r.bugs.kept)) // (not those only counted)
-		for _, b := range r.bugs.kept {
-			delivered[b.key] = true
-		}
+		delivered := r.bugs.delivered
 		r.mu.Unlock()
-		if onBug := cfg.OnBug; onBug != nil {
-			cfg.OnBug = func(b *Found) {
-				if !delivered[b.key] {
-					onBug(b)
-				}
-			}
-		}
 		if cfg.OnRestart != nil {
 			cfg.OnRestart()
 		}
 		r = NewRun(ctx, prog, cfg)
 		r.start = start
+		r.bugs.delivered = delivered
 		r.explore(mode, false)
 	}
-	return r.outcome()
+	return r.Outcome()
 }
 
 // explore runs mode with one worker.

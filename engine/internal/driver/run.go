@@ -100,6 +100,9 @@ type Config struct {
 	EveryAccess          bool // every shared access a scheduling point from the start
 	ProgressInterval     time.Duration
 
+	// OnBug is called with each new bug, as first found (the first
+	// MaxTraces only); OnProgress about every ProgressInterval. With
+	// several workers, from any of their goroutines, one call at a time.
 	OnBug       func(*Found)
 	OnProgress  func(Counters)
 	OnExecution func(events []interp.Event, m *interp.Machine)
@@ -146,9 +149,15 @@ type Run struct {
 	truncated  atomic.Bool   // some execution reached the length cap (Long)
 	accounted  atomic.Int64  // bytes the workers last reported (see Config.MaxMemory)
 
+	lastProgress atomic.Int64 // when progress was last reported (UnixNano)
+
+	// cbMu serialises the calls of OnBug and OnProgress: with several
+	// workers they would otherwise run at once.
+	cbMu            sync.Mutex
+	reportedElapsed time.Duration // the Elapsed last handed to OnProgress (under cbMu)
+
 	mu           sync.Mutex
 	counters     Counters // what the workers flushed
-	lastProgress time.Time
 	bugs         bugSink
 	anomalies    int64
 	firstAnomaly string
@@ -200,24 +209,36 @@ func (r *Run) countExecution() bool {
 	return false
 }
 
+// progressAt is when progress was last reported.
+func (r *Run) progressAt() time.Time { return time.Unix(0, r.lastProgress.Load()) }
+
 // flush adds a worker's counts to the run's, and reports progress when
-// it is due.
+// it is due (never an older snapshot after a newer one).
 func (r *Run) flush(c *Counters, now time.Time) {
 	r.mu.Lock()
 	r.counters.add(*c)
 	*c = Counters{MaxDepth: c.MaxDepth, MaxThreads: c.MaxThreads}
 	var report Counters
-	due := r.cfg.OnProgress != nil && now.Sub(r.lastProgress) >= r.cfg.ProgressInterval
+	due := r.cfg.OnProgress != nil && now.Sub(r.progressAt()) >= r.cfg.ProgressInterval
 	if due {
-		r.lastProgress = now
+		r.lastProgress.Store(now.UnixNano())
 		report = r.counters
 		report.Elapsed = now.Sub(r.start)
 	}
 	r.mu.Unlock()
 	if due {
-		r.cfg.OnProgress(report)
+		r.cbMu.Lock()
+		if report.Elapsed >= r.reportedElapsed {
+			r.reportedElapsed = report.Elapsed
+			r.cfg.OnProgress(report)
+		}
+		r.cbMu.Unlock()
 	}
 }
+
+// Add adds counts of work done without a worker (a symbolic mode) to the
+// run's.
+func (r *Run) Add(c Counters) { r.flush(&c, time.Now()) }
 
 // Anomaly records an anomaly described by what (see Outcome.Anomalies).
 func (r *Run) Anomaly(what string) {
@@ -247,8 +268,8 @@ func (r *Run) AddIndependence(stats []IndepStat) {
 	}
 }
 
-// outcome is what the run found once its workers are done.
-func (r *Run) outcome() *Outcome {
+// Outcome is what the run found, once its workers are done.
+func (r *Run) Outcome() *Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Stopped() == NotStopped && r.truncated.Load() {

@@ -17,16 +17,16 @@ func TestRunWithoutWorker(t *testing.T) {
 	var delivered []*Found
 	r := NewRun(context.Background(), &ir.Program{}, Config{MaxTraces: 10, MaxBugs: 2, OnBug: func(b *Found) { delivered = append(delivered, b) }})
 	at := func(off int) source.Range { return source.Range{Start: source.Pos{Offset: off}} }
-	r.Report(&Found{Kind: BugAssertion, Message: "long", Range: at(5), Schedule: []int32{0, 1, 0, 1}}, "a")
-	r.Report(&Found{Kind: BugAssertion, Message: "short", Range: at(5), Schedule: []int32{1, 0}}, "a")
+	r.Report(&Found{Kind: BugAssertion, Message: "long", Range: at(5), Schedule: []int32{0, 1, 0, 1}}, "a", 5, "")
+	r.Report(&Found{Kind: BugAssertion, Message: "short", Range: at(5), Schedule: []int32{1, 0}}, "a", 5, "")
 	if r.Stopped() != NotStopped {
 		t.Fatalf("stopped %d after one distinct bug of MaxBugs 2", r.Stopped())
 	}
-	r.Report(&Found{Kind: BugDeadlock, Message: "d", Range: at(1), Schedule: []int32{0}}, "d")
+	r.Report(&Found{Kind: BugDeadlock, Message: "d", Range: at(1), Schedule: []int32{0}}, "d", 1, "")
 	if r.Stopped() != StopMaxBugs {
 		t.Errorf("stopped %d after two distinct bugs, want StopMaxBugs", r.Stopped())
 	}
-	out := r.outcome()
+	out := r.Outcome()
 	if len(delivered) != 2 || delivered[0].Message != "long" {
 		t.Errorf("OnBug got %d bugs (first %q), want each once, as first found", len(delivered), delivered[0].Message)
 	}
@@ -63,13 +63,13 @@ func TestRunConcurrentReports(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
-				r.Report(&Found{Kind: BugAssertion, Range: source.Range{Start: source.Pos{Offset: i % 20}}, Schedule: sched(g, i)}, string(rune('a'+i%20)))
+				r.Report(&Found{Kind: BugAssertion, Range: source.Range{Start: source.Pos{Offset: i % 20}}, Schedule: sched(g, i)}, string(rune('a'+i%20)), i%20, "")
 				r.flush(&Counters{Executions: 1}, r.start)
 			}
 		}()
 	}
 	wg.Wait()
-	out := r.outcome()
+	out := r.Outcome()
 	if len(out.Bugs) != 20 || out.Executions != 800 {
 		t.Fatalf("%d bugs, %d executions; want 20, 800", len(out.Bugs), out.Executions)
 	}

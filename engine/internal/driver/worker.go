@@ -156,6 +156,8 @@ func (w *Worker) Cancelled() bool {
 			return true
 		}
 		w.run.flush(&w.Stats, now)
+	} else if cfg.OnProgress != nil && now.Sub(w.run.progressAt()) >= cfg.ProgressInterval {
+		w.run.flush(&w.Stats, now)
 	}
 	return false
 }
@@ -408,18 +410,25 @@ func (w *Worker) ReportStop(d int, ev *interp.Event) {
 // Where a thread is cut by the step bound depends on the interleaving, so
 // that bug is one per thread body.
 func (w *Worker) Report(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide) {
-	key := fmt.Sprintf("%s|%v", kind, r)
+	key, place := fmt.Sprintf("%s|%v", kind, r), r.Start.Offset
 	if kind == BugStepBound {
-		key = string(kind) + "|" + w.m.Threads[t].Body.Name
+		body := w.m.Threads[t].Body
+		key = string(kind) + "|" + body.Name
+		place = math.MaxInt
+		for _, br := range body.Ranges {
+			place = min(place, br.Start.Offset)
+		}
 	}
-	w.ReportKeyed(kind, msg, t, r, steps, other, key)
+	w.ReportKeyed(kind, msg, t, r, steps, other, key, place)
 }
 
 // ReportKeyed reports a bug whose trace is the first steps events of the
 // current execution, once per key: the run keeps, of all the traces
-// reported with one key, the first in compareSchedules' order.
-func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string) {
-	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key}, t, steps)
+// reported with one key, the first in compareSchedules' order. place is
+// where the bug sorts among the others (see compareBugs): like the key,
+// it must not depend on the trace.
+func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string, place int) {
+	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps)
 }
 
 // fineSteps is the number of fine steps of the first steps events.
@@ -444,14 +453,14 @@ func (w *Worker) wants(key string, steps int) bool {
 // trace, to the run, its schedule filled in.
 func (w *Worker) report(b *Found, t int32, steps int) {
 	fine := w.fineSteps(steps)
-	b.Thread = w.m.Threads[t].Name
-	if !w.run.admitBug(b, fine) {
-		return
-	}
 	// The execution that shows a bug is at least as long as its trace,
 	// even when the exploration stops there (MaxBugs) or cuts it: the
 	// statistics must not say less than the trace shows.
 	w.Stats.MaxDepth = max(w.Stats.MaxDepth, fine)
+	b.Thread = w.m.Threads[t].Name
+	if !w.run.admitBug(b, fine) {
+		return
+	}
 	b.Schedule, b.Choices = w.schedule(steps)
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
 		b.Kept = traceOf(w.Evs[:steps], w.m)
@@ -537,7 +546,8 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 		side := &RaceSide{Thread: w.m.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, w.Prog)}
 		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
 			name, side.Op, side.Thread, describeAccess(ev, loc, w.Prog), w.m.Threads[ev.Thread].Name)
-		w.report(&Found{Kind: BugDataRace, Message: msg, Range: r2, Other: side, key: key, variable: name}, ev.Thread, int(d)+1)
+		w.report(&Found{Kind: BugDataRace, Message: msg, Range: r2, Other: side, key: key, variable: name,
+			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1)
 	})
 }
 
@@ -587,14 +597,16 @@ func (w *Worker) Deadlock(d int) {
 	if len(blocked) > 0 {
 		var parts []string
 		keys := make([]string, 0, len(blocked))
+		place := math.MaxInt
 		for _, t := range blocked {
 			th := w.m.Threads[t]
 			parts = append(parts, w.describeBlocked(t))
 			keys = append(keys, fmt.Sprintf("%s@%d", th.Body.Name, th.PC))
+			place = min(place, w.RangeOf(t, th.PC).Start.Offset)
 		}
 		sort.Strings(keys)
 		t := blocked[0]
-		w.ReportKeyed(BugDeadlock, "deadlock: "+strings.Join(parts, "; "), t, w.RangeOf(t, w.m.Threads[t].PC), d, nil, "deadlock|"+strings.Join(keys, ","))
+		w.ReportKeyed(BugDeadlock, "deadlock: "+strings.Join(parts, "; "), t, w.RangeOf(t, w.m.Threads[t].PC), d, nil, "deadlock|"+strings.Join(keys, ","), place)
 	}
 	w.ExecutionDone()
 }
