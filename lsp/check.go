@@ -248,7 +248,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	d.setStatus(snap.version, base)
 	token := d.beginProgress(snap, p, algo)
 	var lastReport time.Time
-	var mu sync.Mutex // OnBug and OnProgress run on the exploring goroutine; the lock documents it
+	var mu sync.Mutex             // OnBug and OnProgress run on the exploring goroutine; the lock documents it
 	streamed := map[string]bool{} // the keys of the bugs OnBug streamed in (under mu)
 	opts := engine.Options{
 		Algorithm: algo,
