@@ -369,6 +369,12 @@ func TestSoundAgainstEngine(t *testing.T) {
 		}
 		models[filepath.Base(f)] = string(src)
 	}
+	// The first 20,000 DFS executions of each; 5,000 with -short, the
+	// race detector's run (75 s at 20,000).
+	maxExecutions := int64(20_000)
+	if testing.Short() {
+		maxExecutions = 5_000
+	}
 	for name, src := range models {
 		t.Run(name, func(t *testing.T) {
 			ld := lower.Load(name, []byte(src))
@@ -379,7 +385,7 @@ func TestSoundAgainstEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkSound(t, ld.Program, ld.Exec, s, 20000)
+			checkSound(t, ld.Program, ld.Exec, s, maxExecutions)
 		})
 	}
 }

@@ -298,26 +298,32 @@ func TestReplayWrongFile(t *testing.T) {
 }
 
 // TestJSONSize: a step-bound trace of 100,000 steps (a spin, with
-// spin-waiting off) gives a JSON of bounded size (the trace cut, the schedule on one line), and
-// --full-trace keeps it whole.
+// spin-waiting off; 10,000 with -short, the race detector's run, where
+// 100,000 took 57 s) gives a JSON of bounded size (the trace cut, the
+// schedule on one line), and --full-trace keeps it whole.
 func TestJSONSize(t *testing.T) {
+	steps := 100_000
+	if testing.Short() {
+		steps = 10_000
+	}
+	bound := strconv.Itoa(steps)
 	spin := writeFile(t, "spin.weft", "var f int\nthread t {\n    while f == 0 {\n    }\n}\n")
-	_, out, _ := runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", spin)
+	_, out, _ := runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", "--max-steps", bound, spin)
 	var v checkJSON
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != maxJSONSteps || v.Bugs[0].TraceOmitted != 100_000-maxJSONSteps ||
-		v.Bugs[0].TraceLength != 100_000 || len(v.Bugs[0].Schedule) != 100_000 {
+	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != maxJSONSteps || v.Bugs[0].TraceOmitted != steps-maxJSONSteps ||
+		v.Bugs[0].TraceLength != steps || len(v.Bugs[0].Schedule) != steps {
 		t.Fatalf("unexpected bug: %d bugs", len(v.Bugs))
 	}
 	if len(out) > 1_000_000 {
 		t.Errorf("JSON of %d bytes", len(out))
 	}
-	_, out, _ = runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", "--full-trace", spin)
+	_, out, _ = runCLI(t, "check", "--json", "--quiet", "--algo", "dfs", "--no-spin-wait", "--max-steps", bound, "--full-trace", spin)
 	v = checkJSON{}
 	json.Unmarshal([]byte(out), &v)
-	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != 100_000 {
+	if len(v.Bugs) != 1 || len(v.Bugs[0].Trace) != steps {
 		t.Errorf("--full-trace: not the whole trace")
 	}
 }
