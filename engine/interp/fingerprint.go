@@ -219,14 +219,17 @@ type fingerprint struct {
 	freshHead []int32
 	freshEnts []freshEnt
 	steps     []fpStep
-	log       []fpLog
-	frameCap  int     // frames held by the threads' caches, for Bytes
-	scratch   []int32 // spin reads being entered
+	terms     []termLog  // thread terms of other threads than the mover's, before a step changed them
+	spins     []spinLog  // spin parts before a step changed them
+	frames    []frameLog // the mover's frames before a step changed them
+	frameCap  int        // frames held by the threads' caches, for Bytes
+	scratch   []int32    // spin reads being entered
 }
 
 // fpThread is what one thread adds to the sum, part by part.
 type fpThread struct {
 	body   *fpBody
+	key0   fpKey       // the key of its frame at depth 0
 	term   Fingerprint // the thread term
 	frames []fpFrame   // per depth
 	spin   fpSpin
@@ -267,28 +270,33 @@ type freshEnt struct {
 	r, t, loc, prev int32
 }
 
-// fpStep is what Undo needs to restore of one step.
+// fpStep is what Undo needs to restore of one step: the sum, the
+// mover's term and number of frames, where the step's parts of the logs
+// start, and the number of threads.
 type fpStep struct {
-	sum                        Fingerprint
-	logLo, freshLo, numThreads int32
+	sum, term                        Fingerprint
+	lowFrame                         fpFrame // the mover's frame at depth low
+	mover, numFrames, low            int32
+	termLo, spinLo, frameLo, freshLo int32
+	numThreads                       int32
 }
 
-// fpLog is an old value of a cache, restored by Undo: the thread term and
-// spin part of thread t (what logThread), frame d of thread t (logFrame),
-// or the number of frames of thread t (logFrames, in d).
-type fpLog struct {
-	what  uint8
-	t, d  int32
-	term  Fingerprint
-	spin  fpSpin
+// termLog, spinLog and frameLog are old values of the caches, restored
+// by Undo: the term of thread t, its spin part, the mover's frame d.
+type termLog struct {
+	t    int32
+	term Fingerprint
+}
+
+type spinLog struct {
+	t    int32
+	spin fpSpin
+}
+
+type frameLog struct {
+	d     int32
 	frame fpFrame
 }
-
-const (
-	logThread = iota
-	logFrame
-	logFrames
-)
 
 func newFingerprint(m *Machine) *fingerprint {
 	f := &fingerprint{tab: newFPTables(m.Prog)}
@@ -343,7 +351,7 @@ func (f *fingerprint) pushFresh(r, t, loc int32) {
 // sum and the caches.
 func (f *fingerprint) addThread(m *Machine, t int32) {
 	th := m.Threads[t]
-	ft := fpThread{body: f.tab.bodies[th.Body]}
+	ft := fpThread{body: f.tab.bodies[th.Body], key0: frameKey(t, 0)}
 	ft.term = threadTerm(t, th, ft.body)
 	f.sum.add(ft.term)
 	for d := int32(0); d <= th.depth(); d++ {
@@ -433,7 +441,10 @@ func spinOf(m *Machine, t int32, th *Thread) fpSpin {
 // still set).
 func (f *fingerprint) afterStep(m *Machine, t int32, frameLo, memLo int) {
 	rec := &m.undo[len(m.undo)-1]
-	f.steps = append(f.steps, fpStep{sum: f.sum, logLo: int32(len(f.log)), freshLo: int32(len(f.freshEnts)), numThreads: int32(len(f.threads))})
+	ft := &f.threads[t]
+	f.steps = append(f.steps, fpStep{sum: f.sum, term: ft.term, mover: t, numFrames: int32(len(ft.frames)),
+		termLo: int32(len(f.terms)), spinLo: int32(len(f.spins)), frameLo: int32(len(f.frames)),
+		freshLo: int32(len(f.freshEnts)), numThreads: int32(len(f.threads))})
 	written := m.memUndo[memLo:]
 	for _, w := range written {
 		if v := m.Mem[w.at]; v != w.v {
@@ -464,7 +475,7 @@ func (f *fingerprint) afterStep(m *Machine, t int32, frameLo, memLo int) {
 // reterm recomputes thread t's term.
 func (f *fingerprint) reterm(m *Machine, t int32) {
 	ft := &f.threads[t]
-	f.log = append(f.log, fpLog{what: logThread, t: t, term: ft.term, spin: ft.spin})
+	f.terms = append(f.terms, termLog{t, ft.term})
 	f.sum.sub(ft.term)
 	ft.term = threadTerm(t, m.Threads[t], ft.body)
 	f.sum.add(ft.term)
@@ -486,7 +497,7 @@ func (f *fingerprint) staleAfterWrite(m *Machine, loc int32) {
 			continue // its record is no longer live
 		}
 		ft := &f.threads[ent.t]
-		f.log = append(f.log, fpLog{what: logThread, t: ent.t, term: ft.term, spin: ft.spin})
+		f.spins = append(f.spins, spinLog{ent.t, ft.spin})
 		var d Fingerprint
 		d.add(readTerm(ent.t, rd, true))
 		d.sub(readTerm(ent.t, rd, false))
@@ -500,8 +511,7 @@ func (f *fingerprint) staleAfterWrite(m *Machine, loc int32) {
 func (f *fingerprint) moverFrames(m *Machine, t int32, rec *undoRecord, frameLo int) {
 	th := m.Threads[t]
 	ft := &f.threads[t]
-	f.log = append(f.log, fpLog{what: logThread, t: t, term: ft.term, spin: ft.spin})
-	f.sum.sub(ft.term)
+	f.sum.sub(ft.term) // the old term is in the step's record
 	ft.term = threadTerm(t, th, ft.body)
 	f.sum.add(ft.term)
 
@@ -511,10 +521,11 @@ func (f *fingerprint) moverFrames(m *Machine, t int32, rec *undoRecord, frameLo 
 	}
 	// Frames above low were popped (and those now there pushed) in the
 	// step.
-	for d := d0; d >= low; d-- {
-		f.log = append(f.log, fpLog{what: logFrame, t: t, d: d, frame: ft.frames[d]})
+	st := &f.steps[len(f.steps)-1]
+	st.low, st.lowFrame = low, ft.frames[low]
+	for d := d0; d > low; d-- {
+		f.frames = append(f.frames, frameLog{d, ft.frames[d]})
 	}
-	f.log = append(f.log, fpLog{what: logFrames, t: t, d: d0 + 1})
 	for d := d0; d > low; d-- {
 		f.sum.sub(ft.frames[d].h)
 	}
@@ -530,7 +541,10 @@ func (f *fingerprint) moverFrames(m *Machine, t int32, rec *undoRecord, frameLo 
 		h.add(siteTerm(t, low, site))
 	}
 	words, saved := th.frameAt(low)
-	key := frameKey(t, low)
+	key := ft.key0
+	if low > 0 {
+		key = frameKey(t, low)
+	}
 	oldSet, newSet := ft.body.sets[old.set], ft.body.sets[set]
 	for _, w := range m.frameUndo[frameLo:] {
 		if w.at < 0 || w.d != low {
@@ -545,16 +559,11 @@ func (f *fingerprint) moverFrames(m *Machine, t int32, rec *undoRecord, frameLo 
 	}
 	if set != old.set {
 		// Slots that died or came alive without being written.
-		eachMinus(oldSet, newSet, func(s int32) {
-			if saved[uint32(s)>>6]&(1<<(uint32(s)&63)) == 0 {
-				h.sub(key.term(s, words[s]))
-			}
-		})
-		eachMinus(newSet, oldSet, func(s int32) {
-			if saved[uint32(s)>>6]&(1<<(uint32(s)&63)) == 0 {
-				h.add(key.term(s, words[s]))
-			}
-		})
+		var died, born Fingerprint
+		unwritten(&died, oldSet, newSet, key, words, saved)
+		unwritten(&born, newSet, oldSet, key, words, saved)
+		h.sub(died)
+		h.add(born)
 	}
 	f.sum.sub(old.h)
 	f.sum.add(h)
@@ -568,8 +577,9 @@ func (f *fingerprint) moverFrames(m *Machine, t int32, rec *undoRecord, frameLo 
 	f.frameCap += cap(ft.frames) - oldCap
 }
 
-// eachMinus calls fn for each slot of a that is not in b.
-func eachMinus(a, b ir.SlotSet, fn func(s int32)) {
+// unwritten adds to h the terms of the slots of a that are not in b and
+// that the step did not write (their bit in saved is clear).
+func unwritten(h *Fingerprint, a, b ir.SlotSet, key fpKey, words []int64, saved []uint64) {
 	j := 0
 	for _, r := range a {
 		s := r.Lo
@@ -586,7 +596,9 @@ func eachMinus(a, b ir.SlotSet, fn func(s int32)) {
 				end = min(end, b[j].Lo)
 			}
 			for ; s < end; s++ {
-				fn(s)
+				if saved[uint32(s)>>6]&(1<<(uint32(s)&63)) == 0 {
+					h.add(key.term(s, words[s]))
+				}
 			}
 		}
 	}
@@ -604,7 +616,7 @@ func (f *fingerprint) moverSpin(m *Machine, t int32) {
 		if th.spin.reads == ft.spin.last {
 			return
 		}
-		f.log = append(f.log, fpLog{what: logThread, t: t, term: ft.term, spin: ft.spin})
+		f.spins = append(f.spins, spinLog{t, ft.spin})
 		f.scratch = f.scratch[:0]
 		for r := th.spin.reads; r > ft.spin.last; r = m.spinReads[r].prev {
 			f.scratch = append(f.scratch, r)
@@ -626,7 +638,7 @@ func (f *fingerprint) moverSpin(m *Machine, t int32) {
 	if key == ft.spin.key {
 		return // inert before and after
 	}
-	f.log = append(f.log, fpLog{what: logThread, t: t, term: ft.term, spin: ft.spin})
+	f.spins = append(f.spins, spinLog{t, ft.spin})
 	f.sum.sub(ft.spin.h)
 	ft.spin = spinOf(m, t, th)
 	f.sum.add(ft.spin.h)
@@ -650,19 +662,22 @@ func (f *fingerprint) moverSpin(m *Machine, t int32) {
 func (f *fingerprint) undo() {
 	st := f.steps[len(f.steps)-1]
 	f.steps = f.steps[:len(f.steps)-1]
-	for i := len(f.log) - 1; i >= int(st.logLo); i-- {
-		e := &f.log[i]
-		ft := &f.threads[e.t]
-		switch e.what {
-		case logThread:
-			ft.term, ft.spin = e.term, e.spin
-		case logFrames:
-			ft.frames = resize(ft.frames, int(e.d))
-		case logFrame:
-			ft.frames[e.d] = e.frame
-		}
+	for i := len(f.terms) - 1; i >= int(st.termLo); i-- {
+		f.threads[f.terms[i].t].term = f.terms[i].term
 	}
-	f.log = f.log[:st.logLo]
+	f.terms = f.terms[:st.termLo]
+	for i := len(f.spins) - 1; i >= int(st.spinLo); i-- {
+		f.threads[f.spins[i].t].spin = f.spins[i].spin
+	}
+	f.spins = f.spins[:st.spinLo]
+	mv := &f.threads[st.mover]
+	mv.term = st.term
+	mv.frames = resize(mv.frames, int(st.numFrames))
+	for i := len(f.frames) - 1; i >= int(st.frameLo); i-- {
+		mv.frames[f.frames[i].d] = f.frames[i].frame
+	}
+	mv.frames[st.low] = st.lowFrame
+	f.frames = f.frames[:st.frameLo]
 	for i := len(f.freshEnts) - 1; i >= int(st.freshLo); i-- {
 		f.freshHead[f.freshEnts[i].loc] = f.freshEnts[i].prev
 	}
@@ -685,5 +700,6 @@ func resize(s []fpFrame, n int) []fpFrame {
 func (f *fingerprint) bytes() int64 {
 	return int64(unsafe.Sizeof(fpThread{}))*int64(cap(f.threads)) + int64(unsafe.Sizeof(fpFrame{}))*int64(f.frameCap) +
 		4*int64(cap(f.freshHead)) + int64(unsafe.Sizeof(freshEnt{}))*int64(cap(f.freshEnts)) +
-		int64(unsafe.Sizeof(fpStep{}))*int64(cap(f.steps)) + int64(unsafe.Sizeof(fpLog{}))*int64(cap(f.log))
+		int64(unsafe.Sizeof(fpStep{}))*int64(cap(f.steps)) + int64(unsafe.Sizeof(termLog{}))*int64(cap(f.terms)) +
+		int64(unsafe.Sizeof(spinLog{}))*int64(cap(f.spins)) + int64(unsafe.Sizeof(frameLog{}))*int64(cap(f.frames))
 }
