@@ -58,7 +58,9 @@ import (
 // writing them, so they cannot differ in the future.
 //
 // Cost. Off by default (Config.Fingerprint), no mode pays for it: the
-// hooks are one nil test in StepAlt and in Undo. On, the hash is updated
+// hooks are a nil test in StepAlt, Undo and Bytes, and two words the
+// machine keeps anyway (the lowest call depth a step returned to, where a
+// spin record's reads start). On, the hash is updated
 // once per step, from what the undo log already records: each memory word
 // the step overwrote (with its old value), each slot of the frames it
 // wrote (the frame undo log), and the set of live slots before and after

@@ -7,6 +7,22 @@
 // eagerly after each step, bounded by a budget, and long stretches of it
 // are memoised. The interpreter knows nothing of how executions are
 // explored.
+//
+// # State fingerprint
+//
+// A machine made with Config.Fingerprint keeps a 128-bit hash of its
+// state (Machine.Fingerprint), for an exploration that keeps a set of
+// visited states: shared memory, each thread's body, status, pc, call
+// depth, condition-variable wait and pending failure, the live slots of
+// each of its frames (ir.Liveness: a slot that is dead where the thread
+// stands does not count, so states that differ only in dead slots hash
+// equal), and the spin records that can still make a thread spin, with
+// the staleness of their reads. It is a sum of one mixed term per part,
+// updated after each step from the words the undo logs record and
+// restored by Undo; history (step counts, spawn counters, who woke a
+// waiter, the memo) is not hashed. RecomputeFingerprint computes it from
+// scratch, for tests. "State fingerprint" in fingerprint.go says what
+// exactly is hashed, what it costs, and why 128 bits.
 package interp
 
 import (
