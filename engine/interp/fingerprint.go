@@ -71,7 +71,10 @@ import (
 // the sum and the per-thread caches from a log of the old values (the
 // sum itself is saved per step, so removing a step's terms costs
 // nothing). The liveness of the program's bodies is computed once per
-// machine.
+// machine. On the paper suite's models (BenchmarkFingerprint, the same
+// random walk of steps and undos with the hash off and on) it costs
+// about 1,000 instructions a step, 1.5 to 1.8 times a bare Step and its
+// Undo; off, the nil tests cost under 1%.
 //
 // Why 128 bits. An exploration keeping 10^8 to 10^9 states in a visited
 // set with 64-bit hashes would see a collision with probability about

@@ -25,6 +25,19 @@ var paperSuite = []string{
 // included): the cost of keeping the hash is the difference.
 //
 //	go test ./engine/interp -run '^$' -bench Fingerprint -count 5
+//
+// Times on a loaded machine vary a lot; instructions do not. The count
+// per step is the difference between two walk counts (each run also loads
+// the model), under cachegrind (GODEBUG=cpu.rdtscp=off: valgrind 3.19
+// does not know the instruction Go's runtime reads the clock with):
+//
+//	go test -c -o /tmp/interp.test ./engine/interp
+//	cd engine/interp && GODEBUG=cpu.rdtscp=off GOMAXPROCS=1 GOGC=off \
+//	  valgrind --tool=cachegrind --cache-sim=no /tmp/interp.test \
+//	  -test.run '^$' -test.bench 'Fingerprint/mpat_6/on$' -test.benchtime 205x
+//
+// and the same with 5x: (Ir(205) - Ir(5)) / (205·steps/op(205) -
+// 5·steps/op(5)).
 func BenchmarkFingerprint(b *testing.B) {
 	for _, name := range paperSuite {
 		src, err := os.ReadFile(filepath.Join("../../benchmarks", name+".weft"))
