@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -671,4 +672,114 @@ func FuzzFingerprint(f *testing.F) {
 		}
 		walkFingerprint(t, "fuzz", ld.Exec, seed, 200)
 	})
+}
+
+// canonicalState writes out, independently of the fingerprint's code,
+// what the fingerprint is meant to hash: two states with the same text
+// must have the same fingerprint, and (but for a collision) states with
+// different texts different ones.
+func canonicalState(m *Machine, tab *fpTables) string {
+	var sb strings.Builder
+	fmt.Fprint(&sb, m.Mem)
+	for i, th := range m.Threads {
+		body := tab.bodies[th.Body]
+		fmt.Fprintf(&sb, "|%d b%d s%d pc%d d%d w%v", i, body.index, th.Status, th.PC, th.CallDepth(), th.cond.waiting)
+		if th.Status == Failing {
+			fmt.Fprintf(&sb, " fail%v", th.fail)
+		}
+		depth := int32(th.CallDepth())
+		for d := int32(0); d <= depth; d++ {
+			words, _ := th.frameAt(d)
+			var live ir.SlotSet
+			if d == depth {
+				live = body.live.In(th.PC)
+			} else {
+				site := th.calls.sites[d]
+				fmt.Fprintf(&sb, " @%d", site)
+				live = body.live.Suspended(site)
+			}
+			for _, s := range live.Slots() {
+				fmt.Fprintf(&sb, " %d:%d", s, words[s])
+			}
+		}
+		if s := &th.spin; s.at != 0 && s.pure {
+			fmt.Fprintf(&sb, " spin%d/%d %v", s.at, s.depth, m.spinSlots[s.slotLo:s.slotLo+s.slotN])
+			var reads []string
+			for r := s.reads; r >= 0; r = m.spinReads[r].prev {
+				rd := m.spinReads[r]
+				reads = append(reads, fmt.Sprintf("%d=%d/%v", rd.loc, rd.value, m.writes[rd.loc] > rd.writes))
+			}
+			slices.Sort(reads)
+			fmt.Fprint(&sb, reads)
+		}
+	}
+	return sb.String()
+}
+
+// TestFingerprintMatchesStates explores small models depth first (every
+// schedule, every alternative, up to a bound on the states visited) and
+// checks that the fingerprint and the canonical text of the state
+// (canonicalState) identify the same states: every state reached by two
+// paths hashes equal, and no two different states collide.
+func TestFingerprintMatchesStates(t *testing.T) {
+	progs := map[string]*ir.Program{}
+	for _, name := range []string{"lost_update", "prodcons_cond", "peterson_spin", "lost_wakeup", "thread_pool", "dekker"} {
+		src, err := os.ReadFile(filepath.Join("../../examples", name+".weft"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		progs[name] = loadSrc(t, name, string(src))
+	}
+	for i := range 12 {
+		progs[fmt.Sprintf("random model %d", i)] = loadSrc(t, "random", genModel(rand.New(rand.NewSource(int64(2000+i)))))
+	}
+	total := 0
+	for name, prog := range progs {
+		m, err := NewMachineConfig(prog, Config{Fingerprint: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byText := map[string]Fingerprint{}
+		byFP := map[Fingerprint]string{}
+		visits, revisits := 0, 0
+		var ev Event
+		var dfs func(depth int)
+		dfs = func(depth int) {
+			if visits >= 20000 || depth > 60 {
+				return
+			}
+			visits++
+			fp, _ := m.Fingerprint()
+			text := canonicalState(m, m.fp.tab)
+			if old, ok := byText[text]; ok {
+				revisits++
+				if old != fp {
+					t.Fatalf("%s: one state, two fingerprints %x and %x:\n%s", name, old, fp, text)
+				}
+				return // explored from here already
+			}
+			if old, ok := byFP[fp]; ok {
+				t.Fatalf("%s: two states, one fingerprint %x:\n%s\n%s", name, fp, old, text)
+			}
+			byText[text], byFP[fp] = fp, text
+			for th := range m.Threads {
+				if !m.Enabled(th) {
+					continue
+				}
+				for alt := range m.Alternatives(th) {
+					ok := m.StepAlt(th, alt, &ev)
+					if ok {
+						dfs(depth + 1)
+					}
+					m.Undo()
+				}
+			}
+		}
+		dfs(0)
+		total += revisits
+		t.Logf("%s: %d states, %d reached again", name, len(byText), revisits)
+	}
+	if total < 1000 {
+		t.Errorf("only %d states reached by a second path: too little compared", total)
+	}
 }
