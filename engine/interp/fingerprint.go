@@ -82,7 +82,9 @@ import (
 // state never explored, which can hide a bug behind a verdict of
 // "verified". With 128 bits it is about 10^-21. The two lanes are mixed
 // by different finalisers (MurmurHash3's and SplitMix64's) from
-// different keys.
+// different keys. These figures treat the terms as random: the mixers
+// are good non-cryptographic ones with fixed keys, not a keyed hash, so
+// they hold for programs, not against an adversary choosing values.
 
 // Fingerprint is a 128-bit hash of a machine's state (see "State
 // fingerprint"); it is comparable, and a map key.
