@@ -70,7 +70,11 @@ type callStack struct {
 	// stack; hi ≥ mark: the frames in (mark, hi] had their bits set in
 	// this step.
 	mark, hi int32
-	bytes    int64 // bytes of bufs
+	// low is the lowest depth the current step has returned to: frames
+	// at that depth and above it are the ones the step may have changed
+	// (the state fingerprint recomputes them).
+	low   int32
+	bytes int64 // bytes of bufs
 }
 
 // frameBuf holds the frame of one depth; words has its full capacity as
@@ -203,6 +207,7 @@ func (m *Machine) beginCalls(th *Thread) {
 	}
 	cs.mark = max(cs.mark, cs.depth)
 	cs.hi = cs.mark
+	cs.low = cs.depth
 }
 
 // emptyCalls returns th to its body's frame and returns its call stack
@@ -215,7 +220,7 @@ func (th *Thread) emptyCalls() *callStack {
 	}
 	th.setDepth(0)
 	cs.base, cs.baseSaved = nil, nil
-	cs.mark, cs.hi = 0, 0
+	cs.mark, cs.hi, cs.low = 0, 0, 0
 	return cs
 }
 
@@ -328,6 +333,7 @@ func (m *Machine) ret(th *Thread, pc int32, in ir.Instr) bool {
 	site := cs.sites[d-1]
 	d--
 	cs.depth = d
+	cs.low = min(cs.low, d)
 	if th.spin.at != 0 && th.spin.depth > d {
 		// Leaving the frame of the loop the thread last passed the head
 		// of: its next arrival there (in another call) is no iteration of

@@ -7,6 +7,22 @@
 // eagerly after each step, bounded by a budget, and long stretches of it
 // are memoised. The interpreter knows nothing of how executions are
 // explored.
+//
+// # State fingerprint
+//
+// A machine made with Config.Fingerprint keeps a 128-bit hash of its
+// state (Machine.Fingerprint), for an exploration that keeps a set of
+// visited states: shared memory, each thread's body, status, pc, call
+// depth, condition-variable wait and pending failure, the live slots of
+// each of its frames (ir.Liveness: a slot that is dead where the thread
+// stands does not count, so states that differ only in dead slots hash
+// equal), and the spin records that can still make a thread spin, with
+// the staleness of their reads. It is a sum of one mixed term per part,
+// updated after each step from the words the undo logs record and
+// restored by Undo; history (step counts, spawn counters, who woke a
+// waiter, the memo) is not hashed. RecomputeFingerprint computes it from
+// scratch, for tests. "State fingerprint" in fingerprint.go says what
+// exactly is hashed, what it costs, and why 128 bits.
 package interp
 
 import (
@@ -257,6 +273,8 @@ type Machine struct {
 	memo      map[memoKey][]*memoEntry
 	memoSize  int // entries
 	memoWords int // words held by the entries
+
+	fp *fingerprint // the state fingerprint, nil unless Config.Fingerprint
 }
 
 // DefaultLocalBudget is the default bound on local instructions between
@@ -292,6 +310,9 @@ type Config struct {
 	MemoryBudget    int64 // 0: none
 	NoSpinWait      bool
 	SpuriousWakeups bool
+	// Fingerprint makes the machine keep a hash of its state, updated at
+	// every Step and Undo (Machine.Fingerprint; see "State fingerprint").
+	Fingerprint bool
 }
 
 // NewMachineConfig is NewBoundedMachine with every setting of a machine:
@@ -337,6 +358,9 @@ func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
 		m.runLocal(int32(i))
 		t.created()
 	}
+	if cfg.Fingerprint {
+		m.fp = newFingerprint(m)
+	}
 	return m, nil
 }
 
@@ -361,8 +385,12 @@ func frameBytes(t *Thread) int64 { return threadBytes(t) }
 // of local computations. It takes constant time.
 func (m *Machine) Bytes() int64 {
 	const rec, w, fw = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{})), int64(unsafe.Sizeof(fword{}))
-	return wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
+	n := wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
 		fw*int64(cap(m.frameUndo)) + w*int64(cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords) + m.auxBytes()
+	if m.fp != nil {
+		n += m.fp.bytes()
+	}
+	return n
 }
 
 // bigStep is the number of words a step must save for Step to check the
@@ -483,6 +511,9 @@ func (m *Machine) StepAlt(t, alt int, ev *Event) bool {
 	ok := m.step(t, alt, ev)
 	m.undo[len(m.undo)-1].aux = m.auxAt
 	m.auxAt, m.mover = -2, nil
+	if m.fp != nil {
+		m.fp.afterStep(m, int32(t), frameLo, memLo) // before the saved bits are cleared
+	}
 	// Clear the bits of the words saved (see "Frame undo log"), whole
 	// words of bits at a time: no other bit is set.
 	m.Threads[t].endStep(m.frameUndo[frameLo:])
@@ -764,6 +795,9 @@ func (m *Machine) Undo() {
 	}
 	m.total = rec.total
 	m.undo = m.undo[:n]
+	if m.fp != nil {
+		m.fp.undo()
+	}
 }
 
 // UndoTo reverts steps until Depth() == depth.

@@ -99,6 +99,10 @@ type spinState struct {
 	slotLo int32 // the values of the loop's Slots then: Machine.spinSlots[slotLo:slotLo+slotN]
 	slotN  int32
 	reads  int32 // the last read since, in Machine.spinReads; -1: none
+	// readsLo is len(Machine.spinReads) at the arrival: every read of
+	// the thread at that index or later is one of this record's while it
+	// stays pure (the state fingerprint tells live reads by it).
+	readsLo int32
 }
 
 // spinRead is a read made since the last arrival at a loop head.
@@ -157,7 +161,7 @@ func (m *Machine) arriveAtHead(th *Thread) bool {
 	for _, slot := range loop.Slots {
 		m.spinSlots = append(m.spinSlots, frame[slot])
 	}
-	*s = spinState{at: th.PC + 1, depth: depth, pure: true, slotLo: lo, slotN: int32(len(loop.Slots)), reads: -1}
+	*s = spinState{at: th.PC + 1, depth: depth, pure: true, slotLo: lo, slotN: int32(len(loop.Slots)), reads: -1, readsLo: int32(len(m.spinReads))}
 	return false
 }
 

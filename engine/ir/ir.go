@@ -8,6 +8,8 @@
 // about syntax beyond the source range of each instruction, and nothing of
 // how programs are explored. Validate checks the invariants the
 // interpreter relies on, so that it needs no bounds checks of its own.
+// Liveness says which frame slots are live at each pc; spin detection
+// (AnalyzeLoops) and the interpreter's state fingerprint both use it.
 package ir
 
 import (

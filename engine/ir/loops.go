@@ -40,15 +40,7 @@ func AnalyzeLoops(b *Body) { analyzeLoops(b, nil) }
 // AnalyzeLoops fills in Loop.Slots in every body of p (see the package
 // function AnalyzeLoops), with the exact argument counts of spawns.
 func (p *Program) AnalyzeLoops() {
-	params := func(proc int32) int {
-		if proc < 0 || int(proc) >= len(p.Procs) {
-			return -1
-		}
-		if bi := p.Procs[proc]; bi >= 0 && bi < len(p.Bodies) {
-			return p.Bodies[bi].NumParams
-		}
-		return -1
-	}
+	params := p.spawnParams()
 	for _, b := range p.Bodies {
 		analyzeLoops(b, params)
 	}
@@ -57,9 +49,11 @@ func (p *Program) AnalyzeLoops() {
 // region is one stretch of code with its own frame: a body's own code or
 // a function's.
 type region struct {
-	lo, hi int32
-	frame  int
-	locals []LocalVar
+	lo, hi  int32
+	frame   int
+	locals  []LocalVar
+	paramLo int32 // the parameters are slots [paramLo, paramLo+params)
+	params  int
 }
 
 func regionsOf(b *Body) []region {
@@ -67,9 +61,9 @@ func regionsOf(b *Body) []region {
 	if len(b.Funcs) > 0 {
 		own = b.Funcs[0].Entry
 	}
-	rs := []region{{0, own, len(b.Frame), b.Locals}}
+	rs := []region{{0, own, len(b.Frame), b.Locals, int32(b.ArgSlot), b.NumParams}}
 	for _, f := range b.Funcs {
-		rs = append(rs, region{f.Entry, f.End, len(f.Frame), f.Locals})
+		rs = append(rs, region{f.Entry, f.End, len(f.Frame), f.Locals, 0, f.NumParams})
 	}
 	return rs
 }
@@ -97,20 +91,24 @@ func analyzeLoops(b *Body, spawnParams func(proc int32) int) {
 			continue
 		}
 		a := newLoopAnalysis(b, r, spawnParams)
-		live := a.liveness()
+		rl := newRegionLiveness(b, r, spawnParams)
+		live := rl.solve()
 		for pc := r.lo; pc < r.hi; pc++ {
 			in := b.Code[pc]
 			if in.Op != OpLoopHead || in.A < 0 || int(in.A) >= len(b.Loops) {
 				continue
 			}
 			l := &b.Loops[in.A]
-			set := live[pc-r.lo]
+			set := rl.slotSet(live.in[pc-r.lo])
 			var slots []int32
 			if seen[in.A] { // a loop with several heads: compare the union
 				slots = l.Slots
 			}
 			for v := range a.vars {
-				if set[v>>6]&(1<<(uint(v)&63)) == 0 {
+				// A candidate is a tracked scalar or a whole array unit
+				// (see "Liveness of frame slots"): live when its first
+				// slot is.
+				if !set.Has(a.vars[v].lo) {
 					continue
 				}
 				for s := a.vars[v].lo; s < a.vars[v].hi; s++ {
@@ -140,62 +138,14 @@ type loopAnalysis struct {
 	b           *Body
 	r           region
 	spawnParams func(proc int32) int
-	// vars are the candidates: relevant and written in the region; varOf
-	// maps a slot to its candidate, or -1.
-	vars  []loopVar
-	varOf map[int32]int32
+	// vars are the candidates: relevant and written in the region.
+	vars []loopVar
 }
 
-// arrayOf is the extent of the local array holding slot s.
-func (a *loopAnalysis) arrayOf(s int32) loopVar {
-	for _, lv := range a.r.locals {
-		if len(lv.Dims) > 0 && int(s) >= lv.Slot && int(s) < lv.Slot+lv.Size {
-			return loopVar{int32(lv.Slot), int32(lv.Slot + lv.Size)}
-		}
-	}
-	return loopVar{s, int32(a.r.frame)}
-}
-
-// operands calls read for each slot range instruction in reads and write
-// for each it writes (ranges: a scalar is [s, s+1)); whole says a write
-// overwrites its range (a kill, for liveness) rather than one unknown
-// element of it.
+// operands calls read and write for the slot ranges in reads and
+// writes (see operandRanges).
 func (a *loopAnalysis) operands(in Instr, read func(lo, hi int32), write func(lo, hi int32, whole bool)) {
-	info := in.Op.Info()
-	for k, kind := range info.Operands() {
-		v := [3]int32{in.A, in.B, in.C}[k]
-		switch kind {
-		case ReadSlot:
-			read(v, v+1)
-		case WriteSlot:
-			write(v, v+1, true)
-		case BaseSlot:
-			arr := a.arrayOf(v)
-			if in.Op == OpStx {
-				write(arr.lo, arr.hi, false)
-			} else {
-				read(arr.lo, arr.hi)
-			}
-		case ArgSlots:
-			n := -1
-			if a.spawnParams != nil {
-				n = a.spawnParams(in.C)
-			}
-			if n < 0 {
-				read(v, int32(a.r.frame))
-			} else if n > 0 {
-				read(v, v+int32(n))
-			}
-		case CallArgSlots:
-			if in.C >= 0 && int(in.C) < len(a.b.Funcs) {
-				if n := a.b.Funcs[in.C].NumParams; n > 0 {
-					read(v, v+int32(n))
-				}
-			} else {
-				read(v, int32(a.r.frame))
-			}
-		}
-	}
+	operandRanges(a.b, a.r, a.spawnParams, in, read, write)
 }
 
 // seeds says whether the slots an instruction reads are relevant by
@@ -273,22 +223,19 @@ func newLoopAnalysis(b *Body, r region, spawnParams func(proc int32) int) *loopA
 		}
 	}
 	// The candidates: relevant and written, arrays whole.
-	a.varOf = make(map[int32]int32)
+	taken := make(map[int32]bool)
 	for s := int32(0); s < int32(r.frame); s++ {
-		if !has(relevant, s) || !has(written, s) {
-			continue
-		}
-		if _, ok := a.varOf[s]; ok {
+		if !has(relevant, s) || !has(written, s) || taken[s] {
 			continue
 		}
 		v := loopVar{s, s + 1}
 		if a.isArray(s) {
-			v = a.arrayOf(s)
+			arr := arrayOf(r, s)
+			v = loopVar{arr.Lo, arr.Hi}
 		}
-		id := int32(len(a.vars))
 		a.vars = append(a.vars, v)
 		for x := v.lo; x < v.hi; x++ {
-			a.varOf[x] = id
+			taken[x] = true
 		}
 	}
 	return a
@@ -302,84 +249,4 @@ func (a *loopAnalysis) isArray(s int32) bool {
 		}
 	}
 	return false
-}
-
-// liveness computes, for each pc of the region, the set of candidates
-// live there (bitsets over a.vars), by the usual backward fixpoint.
-func (a *loopAnalysis) liveness() [][]uint64 {
-	n := int(a.r.hi - a.r.lo)
-	words := (len(a.vars) + 63) / 64
-	live := make([][]uint64, n)
-	use := make([][]uint64, n)
-	kill := make([][]uint64, n)
-	succ := make([][2]int32, n)
-	mark := func(set []uint64, lo, hi int32) {
-		for s := lo; s < hi; s++ {
-			if v, ok := a.varOf[s]; ok {
-				set[v>>6] |= 1 << (uint(v) & 63)
-			}
-		}
-	}
-	for i := range n {
-		pc := a.r.lo + int32(i)
-		in := a.b.Code[pc]
-		live[i] = make([]uint64, words)
-		use[i] = make([]uint64, words)
-		kill[i] = make([]uint64, words)
-		a.operands(in, func(lo, hi int32) { mark(use[i], lo, hi) }, func(lo, hi int32, whole bool) {
-			if !whole {
-				return
-			}
-			// A scalar write kills its candidate; a write of part of an
-			// array kills nothing.
-			for s := lo; s < hi; s++ {
-				if v, ok := a.varOf[s]; ok && a.vars[v].hi-a.vars[v].lo == 1 {
-					kill[i][v>>6] |= 1 << (uint(v) & 63)
-				}
-			}
-		})
-		succ[i] = [2]int32{-1, -1}
-		next := pc + 1
-		switch in.Op {
-		case OpJmp, OpAtomicEnd:
-			succ[i][0] = in.A
-		case OpJz, OpJnz, OpJge, OpJlt:
-			succ[i] = [2]int32{in.A, next}
-		case OpEnd, OpRet:
-		default:
-			succ[i][0] = next
-		}
-		for k := range succ[i] {
-			if s := succ[i][k]; s < a.r.lo || s >= a.r.hi {
-				succ[i][k] = -1
-			} else {
-				succ[i][k] = s - a.r.lo
-			}
-		}
-	}
-	if words == 0 {
-		return live
-	}
-	tmp := make([]uint64, words)
-	for changed := true; changed; {
-		changed = false
-		for i := n - 1; i >= 0; i-- {
-			clear(tmp)
-			for _, s := range succ[i] {
-				if s >= 0 {
-					for w := range tmp {
-						tmp[w] |= live[s][w]
-					}
-				}
-			}
-			for w := range tmp {
-				v := tmp[w]&^kill[i][w] | use[i][w]
-				if v != live[i][w] {
-					live[i][w] = v
-					changed = true
-				}
-			}
-		}
-	}
-	return live
 }
