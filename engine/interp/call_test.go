@@ -430,7 +430,7 @@ func TestCallVisibleSteps(t *testing.T) {
 	m := NewMachine(&prog, 0)
 	m.Mem[0] = 100 // x
 	type want struct {
-		kind  EventKind
+		kind  ir.EventKind
 		loc   int32
 		value int64
 		depth int // after the step
@@ -439,9 +439,9 @@ func TestCallVisibleSteps(t *testing.T) {
 	// x = 103; small(103): y = 206; big(206): y = 206; sum(207%3 = 0):
 	// read x → 103; x = 103; atomic (bump: z = 1; y = 1).
 	wants := []want{
-		{EvWrite, 1, 2, 2}, {EvWrite, 1, 1, 3}, {EvRead, 0, 100, 0}, {EvWrite, 0, 103, 1},
-		{EvWrite, 1, 206, 1}, {EvWrite, 1, 206, 1}, {EvRead, 0, 103, 0}, {EvWrite, 0, 103, 0},
-		{EvAtomic, -1, 0, 0},
+		{ir.EvWrite, 1, 2, 2}, {ir.EvWrite, 1, 1, 3}, {ir.EvRead, 0, 100, 0}, {ir.EvWrite, 0, 103, 1},
+		{ir.EvWrite, 1, 206, 1}, {ir.EvWrite, 1, 206, 1}, {ir.EvRead, 0, 103, 0}, {ir.EvWrite, 0, 103, 0},
+		{ir.EvAtomic, -1, 0, 0},
 	}
 	if d := m.Threads[0].CallDepth(); d != 1 {
 		t.Fatalf("the first step stands at depth %d, want 1 (inside sum)", d)
@@ -496,13 +496,13 @@ func TestCallInNestedAtomic(t *testing.T) {
 	prog := mkProg(t, []string{"x"}, []*ir.Body{body}, nil, ir.ThreadSpec{Name: "t", Body: 0})
 	m := NewMachine(prog, 0)
 	var ev Event
-	if !m.Step(0, &ev) || ev.Kind != EvAtomic || len(ev.Acc) != 4 || m.Mem[0] != 2 {
+	if !m.Step(0, &ev) || ev.Kind != ir.EvAtomic || len(ev.Acc) != 4 || m.Mem[0] != 2 {
 		t.Fatalf("outer block: %s, x = %d", DescribeEvent(prog, m, &ev), m.Mem[0])
 	}
 	if th := m.Threads[0]; th.CallDepth() != 1 || th.Body.Code[th.PC].Op != ir.OpAtomic {
 		t.Fatalf("after the outer block: depth %d at %s", th.CallDepth(), th.Body.Code[th.PC].Op)
 	}
-	if !m.Step(0, &ev) || ev.Kind != EvAtomic || len(ev.Acc) != 2 || m.Mem[0] != 3 || !ev.Finished {
+	if !m.Step(0, &ev) || ev.Kind != ir.EvAtomic || len(ev.Acc) != 2 || m.Mem[0] != 3 || !ev.Finished {
 		t.Fatalf("inner block: %s, x = %d", DescribeEvent(prog, m, &ev), m.Mem[0])
 	}
 	m.UndoTo(0)
@@ -702,7 +702,7 @@ func TestCallLogEconomy(t *testing.T) {
 	start := deepSnapshot(m)
 	var ev Event
 	m.Step(0, &ev) // the read, the returns, count(300) down to depth 301 and back, up to x = r
-	if ev.Kind != EvRead || th.CallDepth() != 0 || th.calls.mark != 6 {
+	if ev.Kind != ir.EvRead || th.CallDepth() != 0 || th.calls.mark != 6 {
 		t.Fatalf("after the read: depth %d, mark %d", th.CallDepth(), th.calls.mark)
 	}
 	// The frames and records of depths 1..6 (7 words a frame at most),

@@ -37,7 +37,7 @@ func TestChoose(t *testing.T) {
 	}
 	for alt := range 4 {
 		ev := mustStepAlt(t, m, 0, alt)
-		if ev.Kind != EvChoose || ev.Value != int64(2+alt) || ev.Alt != int32(alt) || m.Threads[0].Frame[v] != int64(2+alt) {
+		if ev.Kind != ir.EvChoose || ev.Value != int64(2+alt) || ev.Alt != int32(alt) || m.Threads[0].Frame[v] != int64(2+alt) {
 			t.Errorf("alt %d: %+v, v = %d", alt, ev, m.Threads[0].Frame[v])
 		}
 		if got, want := describe(m, ev), fmt.Sprintf("choose v = %d", 2+alt); got != want {
@@ -76,7 +76,7 @@ func TestTrylock(t *testing.T) {
 	b.Trylock(b.Local("r"), mx)
 	m := NewMachine(p.MustBuild(), 0)
 	ev := mustStepAlt(t, m, 0, 0)
-	if ev.Kind != EvTrylock || ev.Value != 1 || m.Mem[mx] != 1 || describe(m, ev) != "trylock(m) = true" {
+	if ev.Kind != ir.EvTrylock || ev.Value != 1 || m.Mem[mx] != 1 || describe(m, ev) != "trylock(m) = true" {
 		t.Errorf("free mutex: %+v %q, mutex word %d", ev, describe(m, ev), m.Mem[mx])
 	}
 	ev = mustStepAlt(t, m, 1, 0)
@@ -123,7 +123,7 @@ func TestSignal(t *testing.T) {
 		for _, w := range []int{w0, w1} {
 			mustStepAlt(t, m, w, 0) // lock
 			ev := mustStepAlt(t, m, w, 0)
-			if ev.Kind != EvWait || describe(m, ev) != "wait(cv, m)" || m.Mem[mx] != 0 || !m.Waiting(w) || m.Enabled(w) {
+			if ev.Kind != ir.EvWait || describe(m, ev) != "wait(cv, m)" || m.Mem[mx] != 0 || !m.Waiting(w) || m.Enabled(w) {
 				t.Fatalf("wait: %+v %q", ev, describe(m, ev))
 			}
 		}
@@ -151,7 +151,7 @@ func TestSignal(t *testing.T) {
 			t.Errorf("after the unlock: woken enabled %v, other enabled %v", m.Enabled(woken), m.Enabled(other))
 		}
 		ev = mustStepAlt(t, m, woken, 0)
-		if ev.Kind != EvWake || ev.Waker != signal || m.Mem[mx] != int64(woken)+1 || describe(m, ev) != "wake from cv, lock m" {
+		if ev.Kind != ir.EvWake || ev.Waker != signal || m.Mem[mx] != int64(woken)+1 || describe(m, ev) != "wake from cv, lock m" {
 			t.Errorf("wake: %+v %q", ev, describe(m, ev))
 		}
 		m.UndoTo(0)
@@ -291,10 +291,10 @@ func TestCondUndoRestores(t *testing.T) {
 			th := enabled[r.Intn(len(enabled))]
 			ok := m.StepAlt(th, r.Intn(m.Alternatives(th)), &ev)
 			seen[ev.Kind.String()] = true
-			if ev.Kind == EvSignal && ev.Value > 0 && ev.Alt > 0 {
+			if ev.Kind == ir.EvSignal && ev.Value > 0 && ev.Alt > 0 {
 				seen["signal alt"] = true
 			}
-			if ev.Kind == EvWake && ev.Waker < 0 {
+			if ev.Kind == ir.EvWake && ev.Waker < 0 {
 				seen["spurious"] = true
 			}
 			if !ok {

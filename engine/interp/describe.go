@@ -11,7 +11,7 @@ import (
 // broadcast.
 func describeSync(prog *ir.Program, m *Machine, ev *Event, name func(int32) string, threadName func(int32) string) string {
 	switch ev.Kind {
-	case EvChoose:
+	case ir.EvChoose:
 		if ev.Stop != NoStop {
 			return "choose"
 		}
@@ -19,12 +19,12 @@ func describeSync(prog *ir.Program, m *Machine, ev *Event, name func(int32) stri
 			return "choose " + v + " = " + strconv.FormatInt(ev.Value, 10)
 		}
 		return "choose " + strconv.FormatInt(ev.Value, 10)
-	case EvTrylock:
+	case ir.EvTrylock:
 		if ev.Stop != NoStop {
 			return "trylock(" + name(ev.Loc) + ")"
 		}
 		return "trylock(" + name(ev.Loc) + ") = " + strconv.FormatBool(ev.Value != 0)
-	case EvWait:
+	case ir.EvWait:
 		// The mutex is in the step's accesses: the thread's frame now may
 		// be another function's (a wait made inside a call).
 		mx := "?"
@@ -35,7 +35,7 @@ func describeSync(prog *ir.Program, m *Machine, ev *Event, name func(int32) stri
 			}
 		}
 		return "wait(" + name(ev.Loc) + ", " + mx + ")"
-	case EvWake:
+	case ir.EvWake:
 		mx := "?"
 		if len(ev.Acc) > 1 {
 			mx = name(ev.Acc[1].Loc)
@@ -44,12 +44,12 @@ func describeSync(prog *ir.Program, m *Machine, ev *Event, name func(int32) stri
 			return "spurious wake-up from " + name(ev.Loc) + ", lock " + mx
 		}
 		return "wake from " + name(ev.Loc) + ", lock " + mx
-	case EvSignal:
+	case ir.EvSignal:
 		if ev.Value == 0 {
 			return "signal(" + name(ev.Loc) + ") wakes nobody"
 		}
 		return "signal(" + name(ev.Loc) + ") wakes " + threadName(int32(ev.Value-1))
-	case EvBroadcast:
+	case ir.EvBroadcast:
 		if ev.Value == 0 {
 			return "broadcast(" + name(ev.Loc) + ") wakes nobody"
 		}

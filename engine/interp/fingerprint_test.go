@@ -317,7 +317,7 @@ func checkDiamond(t *testing.T, m *Machine, a, b int, name string, seed int64) {
 	}
 	ka, la := m.Peek(a)
 	kb, lb := m.Peek(b)
-	plain := func(k EventKind) bool { return k == EvRead || k == EvWrite }
+	plain := func(k ir.EventKind) bool { return k == ir.EvRead || k == ir.EvWrite }
 	if !plain(ka) || !plain(kb) || la == lb {
 		return
 	}

@@ -123,31 +123,10 @@ type Thread struct {
 	cond  condState
 }
 
-// EventKind is the kind of a visible step (see ir.EventKind).
-type EventKind = ir.EventKind
-
-const (
-	EvRead   = ir.EvRead
-	EvWrite  = ir.EvWrite
-	EvLock   = ir.EvLock
-	EvUnlock = ir.EvUnlock
-	EvSpawn  = ir.EvSpawn
-	EvJoin   = ir.EvJoin
-	EvAtomic = ir.EvAtomic
-	EvStop   = ir.EvStop
-
-	EvChoose    = ir.EvChoose
-	EvTrylock   = ir.EvTrylock
-	EvWait      = ir.EvWait
-	EvWake      = ir.EvWake
-	EvSignal    = ir.EvSignal
-	EvBroadcast = ir.EvBroadcast
-)
-
 // Event is one executed visible step.
 type Event struct {
 	Thread   int32
-	Kind     EventKind
+	Kind     ir.EventKind
 	Stop     StopKind    // non-zero if this step stopped the execution
 	Finished bool        // the thread finished with this step
 	Loc      int32       // location for reads, writes, locks, unlocks and trylocks; thread for spawn and join; condition variable for wait, wake, signal and broadcast
@@ -178,9 +157,9 @@ func (ev *Event) Steps() int { return 1 + len(ev.Tail) }
 // FineEvent is the step a tail access of thread t would be on a fine
 // machine (Index and Finished aside).
 func (a *TailStep) FineEvent(t int32) *Event {
-	kind := EvRead
+	kind := ir.EvRead
 	if a.Write {
-		kind = EvWrite
+		kind = ir.EvWrite
 	}
 	return &Event{Thread: t, Kind: kind, Loc: a.Loc, Value: a.Value, PC: a.PC}
 }
@@ -460,41 +439,41 @@ func (m *Machine) Enabled(t int) bool {
 // Peek describes the step thread t would make next without making it: its
 // kind and location (for atomic blocks, only the kind is known in advance;
 // for wait and wake, the location is the mutex; a choose has none).
-func (m *Machine) Peek(t int) (EventKind, int32) {
+func (m *Machine) Peek(t int) (ir.EventKind, int32) {
 	th := m.Threads[t]
 	if th.Status == Failing {
-		return EvStop, -1
+		return ir.EvStop, -1
 	}
 	in := th.Body.Code[th.PC]
 	switch in.Op {
 	case ir.OpLoad:
-		return EvRead, int32(th.Frame[in.B])
+		return ir.EvRead, int32(th.Frame[in.B])
 	case ir.OpStore:
-		return EvWrite, int32(th.Frame[in.B])
+		return ir.EvWrite, int32(th.Frame[in.B])
 	case ir.OpLock:
-		return EvLock, int32(th.Frame[in.B])
+		return ir.EvLock, int32(th.Frame[in.B])
 	case ir.OpUnlock:
-		return EvUnlock, int32(th.Frame[in.B])
+		return ir.EvUnlock, int32(th.Frame[in.B])
 	case ir.OpSpawn:
-		return EvSpawn, -1
+		return ir.EvSpawn, -1
 	case ir.OpJoin:
-		return EvJoin, int32(th.Frame[in.B] - 1)
+		return ir.EvJoin, int32(th.Frame[in.B] - 1)
 	case ir.OpAtomic:
-		return EvAtomic, -1
+		return ir.EvAtomic, -1
 	case ir.OpChoose:
-		return EvChoose, -1
+		return ir.EvChoose, -1
 	case ir.OpTrylock:
-		return EvTrylock, int32(th.Frame[in.B])
+		return ir.EvTrylock, int32(th.Frame[in.B])
 	case ir.OpWait:
-		return EvWait, int32(th.Frame[in.A])
+		return ir.EvWait, int32(th.Frame[in.A])
 	case ir.OpWake:
-		return EvWake, int32(th.Frame[in.A])
+		return ir.EvWake, int32(th.Frame[in.A])
 	case ir.OpSignal:
-		return EvSignal, int32(th.Frame[in.B])
+		return ir.EvSignal, int32(th.Frame[in.B])
 	case ir.OpBroadcast:
-		return EvBroadcast, int32(th.Frame[in.B])
+		return ir.EvBroadcast, int32(th.Frame[in.B])
 	}
-	return EvStop, -1
+	return ir.EvStop, -1
 }
 
 // Step executes the next visible step of thread t (which must be enabled
@@ -543,7 +522,7 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 	th.Steps++
 	m.total++
 	if th.Status == Failing {
-		ev.Kind = EvStop
+		ev.Kind = ir.EvStop
 		ev.Stop = th.fail.kind
 		ev.PC = th.fail.pc
 		ev.Message = th.fail.msg
@@ -555,13 +534,13 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 	switch in.Op {
 	case ir.OpLoad, ir.OpStore:
 		a := m.loadStore(th, in)
-		ev.Kind, ev.Loc, ev.Value = EvRead, a.Loc, a.Value
+		ev.Kind, ev.Loc, ev.Value = ir.EvRead, a.Loc, a.Value
 		if a.Write {
-			ev.Kind = EvWrite
+			ev.Kind = ir.EvWrite
 		}
 	case ir.OpLock:
 		loc := th.Frame[in.B]
-		ev.Kind, ev.Loc = EvLock, int32(loc)
+		ev.Kind, ev.Loc = ir.EvLock, int32(loc)
 		if m.Mem[loc] == int64(t)+1 {
 			ev.Stop, ev.Message = StopRuntimeError, "lock of mutex "+m.Prog.Locations[loc].Name+" already held by this thread"
 			ok = false
@@ -570,7 +549,7 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 		}
 	case ir.OpUnlock:
 		loc := th.Frame[in.B]
-		ev.Kind, ev.Loc = EvUnlock, int32(loc)
+		ev.Kind, ev.Loc = ir.EvUnlock, int32(loc)
 		if m.Mem[loc] != int64(t)+1 {
 			msg := "unlock of mutex " + m.Prog.Locations[loc].Name + " that is not locked"
 			if m.Mem[loc] != 0 {
@@ -583,25 +562,25 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 		}
 	case ir.OpSpawn:
 		if m.MemoryBudget > 0 && m.Bytes()+m.spawnBytes(in) > m.MemoryBudget {
-			ev.Kind = EvStop
+			ev.Kind = ir.EvStop
 			m.undo = append(m.undo, rec)
 			return outOfMemory(ev, "the frame of "+m.Prog.Bodies[m.Prog.Procs[in.C]].Name)
 		}
 		child := m.spawn(int32(t), in)
 		rec.newChild = true
 		rec.procCnt = in.C
-		ev.Kind, ev.Loc = EvSpawn, child
+		ev.Kind, ev.Loc = ir.EvSpawn, child
 		m.setSlot(th, in.A, int64(child)+1)
 		ev.Value = int64(child) + 1
 	case ir.OpJoin:
 		tid := th.Frame[in.B]
-		ev.Kind, ev.Loc = EvJoin, int32(tid-1)
+		ev.Kind, ev.Loc = ir.EvJoin, int32(tid-1)
 		if tid <= 0 || tid > int64(len(m.Threads)) {
 			ev.Stop, ev.Message = StopRuntimeError, "join of an invalid thread handle ("+strconv.FormatInt(tid, 10)+")"
 			ok = false
 		}
 	case ir.OpAtomic:
-		ev.Kind = EvAtomic
+		ev.Kind = ir.EvAtomic
 		ev.Acc = accBuf
 		ok = m.runAtomic(th, ev)
 	case ir.OpChoose:

@@ -189,9 +189,9 @@ func (m *Machine) spinStep(th *Thread, ev *Event) {
 		return
 	}
 	switch ev.Kind {
-	case EvRead:
+	case ir.EvRead:
 		m.spinNote(th, ev.Loc, ev.Value, false)
-	case EvAtomic:
+	case ir.EvAtomic:
 		for _, a := range ev.Acc {
 			if a.Write {
 				m.auxSave()

@@ -30,19 +30,19 @@ func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
 	}
 	var s string
 	switch ev.Kind {
-	case EvRead:
+	case ir.EvRead:
 		s = "read " + name(ev.Loc) + " → " + value(ev.Loc, ev.Value)
-	case EvWrite:
+	case ir.EvWrite:
 		s = "write " + name(ev.Loc) + " = " + value(ev.Loc, ev.Value)
-	case EvLock:
+	case ir.EvLock:
 		s = "lock " + name(ev.Loc)
-	case EvUnlock:
+	case ir.EvUnlock:
 		s = "unlock " + name(ev.Loc)
-	case EvSpawn:
+	case ir.EvSpawn:
 		s = "spawn " + threadName(ev.Loc)
-	case EvJoin:
+	case ir.EvJoin:
 		s = "join " + threadName(ev.Loc)
-	case EvAtomic:
+	case ir.EvAtomic:
 		parts := make([]string, 0, len(ev.Acc))
 		for _, a := range ev.Acc {
 			if a.Write {
@@ -55,9 +55,9 @@ func DescribeEvent(prog *ir.Program, m *Machine, ev *Event) string {
 		if len(parts) > 0 {
 			s += ": " + strings.Join(parts, ", ")
 		}
-	case EvStop:
+	case ir.EvStop:
 		s = ""
-	case EvChoose, EvTrylock, EvWait, EvWake, EvSignal, EvBroadcast:
+	case ir.EvChoose, ir.EvTrylock, ir.EvWait, ir.EvWake, ir.EvSignal, ir.EvBroadcast:
 		s = describeSync(prog, m, ev, name, threadName)
 	}
 	switch ev.Stop {
