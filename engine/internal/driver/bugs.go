@@ -152,9 +152,21 @@ func (s *bugSink) wants(key string, fine int) bool {
 // trace of 30,000 steps, would otherwise build 30,000 schedules to keep
 // 100.)
 func (s *bugSink) admit(b *Found, fine int) bool {
+	ok, _ := s.admitWanted(b, fine)
+	return ok
+}
+
+// admitWanted is admit, and says too whether b was wanted (wants): new,
+// or no longer than the trace kept.
+func (s *bugSink) admitWanted(b *Found, fine int) (ok, wanted bool) {
 	if !s.wants(b.key, fine) {
-		return false
+		return false, false
 	}
+	return s.admitNew(b), true
+}
+
+// admitNew is the rest of admit, for a bug that is wanted.
+func (s *bugSink) admitNew(b *Found) bool {
 	if _, known := s.byKey[b.key]; known || len(s.kept) < s.cfg.MaxTraces {
 		return true
 	}
@@ -277,17 +289,17 @@ func (r *Run) wantsBug(key string, fine int) bool {
 	return r.bugs.wants(key, fine)
 }
 
-// admitBug is bugSink.admit under the run's lock; it stops the run at
-// Config.MaxBugs when it counts b as omitted.
-func (r *Run) admitBug(b *Found, fine int) bool {
+// admitBug is bugSink.admitWanted under the run's lock; it stops the
+// run at Config.MaxBugs when it counts b as omitted.
+func (r *Run) admitBug(b *Found, fine int) (ok, wanted bool) {
 	r.mu.Lock()
-	ok := r.bugs.admit(b, fine)
+	ok, wanted = r.bugs.admitWanted(b, fine)
 	full := !ok && r.bugs.full()
 	r.mu.Unlock()
 	if full {
 		r.Stop(StopMaxBugs)
 	}
-	return ok
+	return ok, wanted
 }
 
 // offerBug is bugSink.offer under the run's lock; it hands a new bug to
@@ -321,7 +333,7 @@ func plural(n int, thing string) string {
 // summarised under if it is not kept.
 func (r *Run) Report(b *Found, key string, place int, variable string) {
 	b.key, b.place, b.variable = key, place, variable
-	if r.admitBug(b, len(b.Schedule)) {
+	if ok, _ := r.admitBug(b, len(b.Schedule)); ok {
 		r.offerBug(b)
 	}
 }

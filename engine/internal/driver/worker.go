@@ -453,12 +453,17 @@ func (w *Worker) wants(key string, steps int) bool {
 // trace, to the run, its schedule filled in.
 func (w *Worker) report(b *Found, t int32, steps int) {
 	fine := w.fineSteps(steps)
-	// The execution that shows a bug is at least as long as its trace,
-	// even when the exploration stops there (MaxBugs) or cuts it: the
-	// statistics must not say less than the trace shows.
-	w.Stats.MaxDepth = max(w.Stats.MaxDepth, fine)
 	b.Thread = w.m.Threads[t].Name
-	if !w.run.admitBug(b, fine) {
+	ok, wanted := w.run.admitBug(b, fine)
+	if wanted {
+		// The execution that shows a bug is at least as long as its
+		// trace, even when the exploration stops there (MaxBugs) or
+		// cuts it, and when the bug is only counted: the statistics
+		// must not say less than a trace shows. (A longer trace of a
+		// bug known with a shorter one is not shown.)
+		w.Stats.MaxDepth = max(w.Stats.MaxDepth, fine)
+	}
+	if !ok {
 		return
 	}
 	b.Schedule, b.Choices = w.schedule(steps)
