@@ -1,4 +1,4 @@
-package dpor
+package sdpor
 
 // liveThreads lists the threads that have not finished, in increasing
 // order, so that a node looks at the threads alive, not at every thread
