@@ -5,6 +5,15 @@
 // sleep-set-blocked ones, and Constrained DPOR (CDPOR, Albert et al.),
 // which is SDPOR over a dependence that leaves out the pairs of
 // conflicting steps that commute where they meet (cdpor.go).
+//
+// What to explore is the tree's (package sdpor: the nodes' backtrack,
+// done and sleep sets, race reversal, sleep propagation, pick); this
+// package is the step loop that drives it: it moves the worker, through
+// explorer.step and explorer.undo alone, which keep the tree's live
+// threads and cdpor in step with it, and handles what the tree leaves to
+// the exploration: the step bound, coarse steps, stops, bugs and counts.
+// CDPOR gives the tree its sleep-set extension (sdpor.Conditional) and
+// the clocks its conditional dependence (clocks.CondOracle).
 package dpor
 
 import (

@@ -369,7 +369,8 @@ func (tr *Tree) ExploreOthers(d int) {
 // Cut records that thread p's step at node d is beyond the step bound
 // (its step was taken back): p is cut there and below, and something
 // else is explored at d if anything can be. It says whether that ends the
-// execution at d.
+// execution at d. (Which step is beyond the bound, and why cutting
+// threads keeps SDPOR sound: package dpor, "The step bound".)
 func (tr *Tree) Cut(d int, p int32) End {
 	n := &tr.nodes[d]
 	n.alts = 0 // no other alternative of p's step either
