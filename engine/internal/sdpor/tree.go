@@ -94,6 +94,15 @@ type Sleeper struct {
 	Tail   bool
 }
 
+// mayAccesses is what atomic step ev may access beyond what it did (nil
+// for every other step, without asking).
+func (tr *Tree) mayAccesses(ev *interp.Event) []ir.Access {
+	if ev.Kind != ir.EvAtomic {
+		return nil
+	}
+	return tr.may(ev)
+}
+
 // footprintOf is the footprint of an executed step. may lists the
 // accesses an unstable atomic step may make (nil otherwise).
 func footprintOf(ev *interp.Event, may []ir.Access) ir.Footprint {
@@ -147,7 +156,8 @@ type Tree struct {
 
 // New returns the tree of an exploration of prog from m's current state,
 // whose race clocks are clk; may says what an unstable atomic step may
-// access beyond what it did (driver.Worker.MayAccesses). The tree keeps
+// access beyond what it did (driver.Worker.MayAccesses; asked of atomic
+// steps only). The tree keeps
 // m only as a Machine.
 func New(prog *ir.Program, m *interp.Machine, clk *clocks.Clocks, may func(*interp.Event) []ir.Access, cfg Config) *Tree {
 	tr := &Tree{m: m, clk: clk, may: may, dfs: cfg.DFS, cond: cfg.Cond, spurious: m.SpuriousWakeups,
@@ -165,16 +175,7 @@ func (tr *Tree) Bytes(threads int) int64 {
 
 // Stepped records that thread t made a step on m, which had before
 // threads before it: the live threads follow.
-func (tr *Tree) Stepped(m *interp.Machine, t, before int) {
-	added, removed := int32(-1), int32(-1)
-	if len(m.Threads) > before && m.Threads[before].Status != interp.Finished {
-		added = int32(before)
-	}
-	if m.Threads[t].Status == interp.Finished {
-		removed = int32(t)
-	}
-	tr.live.stepped(added, removed)
-}
+func (tr *Tree) Stepped(m *interp.Machine, t, before int) { tr.live.step(m, t, before) }
 
 // Unstepped records that the last step is being undone.
 func (tr *Tree) Unstepped() { tr.live.undo() }
@@ -199,7 +200,25 @@ func (tr *Tree) Enter(d int, last *interp.Event) End {
 		n.cut.copyFrom(&tr.nodes[d-1].cut)
 	}
 	if d > 0 && !tr.dfs {
-		tr.propagateSleep(d, last)
+		// The sleepers of node d-1 that last, the step between them, is
+		// independent with stay asleep.
+		parent := &tr.nodes[d-1]
+		fp := ir.Footprint{Kind: last.Kind, Loc: last.Loc, Acc: last.Acc}
+		if may := tr.mayAccesses(last); may != nil {
+			tr.fpScratch = append(append(tr.fpScratch[:0], last.Acc...), may...)
+			fp.Acc = tr.fpScratch
+		}
+		var site ir.Site
+		if tr.cond != nil {
+			site = tr.cond.Site(int32(d - 1))
+		}
+		for i := range parent.sleep {
+			s := &parent.sleep[i]
+			if s.Thread != last.Thread && (!ir.Dependent(&s.FP, &fp) || tr.cond != nil && tr.cond.SleepIndependent(s, last, site)) {
+				n.sleep = append(n.sleep, *s)
+				n.sleepSet.add(int(s.Thread))
+			}
+		}
 	}
 	first := int32(-1)
 	anyEnabled, anyCut := false, false
@@ -280,28 +299,6 @@ func (tr *Tree) Enter(d int, last *interp.Event) End {
 	return Open
 }
 
-// propagateSleep fills node d's sleep set: the sleepers of node d-1 that
-// last, the step between them, is independent with.
-func (tr *Tree) propagateSleep(d int, last *interp.Event) {
-	n, parent := &tr.nodes[d], &tr.nodes[d-1]
-	fp := ir.Footprint{Kind: last.Kind, Loc: last.Loc, Acc: last.Acc}
-	if may := tr.may(last); may != nil {
-		tr.fpScratch = append(append(tr.fpScratch[:0], last.Acc...), may...)
-		fp.Acc = tr.fpScratch
-	}
-	var site ir.Site
-	if tr.cond != nil {
-		site = tr.cond.Site(int32(d - 1))
-	}
-	for i := range parent.sleep {
-		s := &parent.sleep[i]
-		if s.Thread != last.Thread && (!ir.Dependent(&s.FP, &fp) || tr.cond != nil && tr.cond.SleepIndependent(s, last, site)) {
-			n.sleep = append(n.sleep, *s)
-			n.sleepSet.add(int(s.Thread))
-		}
-	}
-}
-
 // Next is what to explore from node d: thread p's step with alternative
 // alt (see "Alternatives"), or p = -1 when the node is done.
 func (tr *Tree) Next(d int) (p int32, alt int) {
@@ -346,7 +343,7 @@ func (tr *Tree) pick(n *node) int32 {
 func (tr *Tree) Retreat(d int, ev *interp.Event) {
 	if n := &tr.nodes[d]; !tr.dfs && n.alt+1 >= n.alts {
 		n.sleepSet.add(int(n.chosen))
-		s := Sleeper{Thread: n.chosen, FP: footprintOf(ev, tr.may(ev)), Value: ev.Value}
+		s := Sleeper{Thread: n.chosen, FP: footprintOf(ev, tr.mayAccesses(ev)), Value: ev.Value}
 		if tr.cond != nil {
 			s.Site, s.Tail = tr.cond.Site(int32(d)), len(ev.Tail) > 0
 		}
