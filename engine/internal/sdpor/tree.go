@@ -157,8 +157,7 @@ type Tree struct {
 // New returns the tree of an exploration of prog from m's current state,
 // whose race clocks are clk; may says what an unstable atomic step may
 // access beyond what it did (driver.Worker.MayAccesses; asked of atomic
-// steps only). The tree keeps
-// m only as a Machine.
+// steps only). The tree keeps m only as a Machine.
 func New(prog *ir.Program, m *interp.Machine, clk *clocks.Clocks, may func(*interp.Event) []ir.Access, cfg Config) *Tree {
 	tr := &Tree{m: m, clk: clk, may: may, dfs: cfg.DFS, cond: cfg.Cond, spurious: m.SpuriousWakeups,
 		chooses: programHas(prog, ir.OpChoose), alternatives: programHas(prog, ir.OpChoose, ir.OpSignal)}

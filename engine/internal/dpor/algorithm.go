@@ -14,6 +14,12 @@
 // the exploration: the step bound, coarse steps, stops, bugs and counts.
 // CDPOR gives the tree its sleep-set extension (sdpor.Conditional) and
 // the clocks its conditional dependence (clocks.CondOracle).
+//
+// The loop is in the package's first file (by name) on purpose: the
+// linker lays out a package's functions file by file, so this puts it
+// next to the tree's code. With cdpor.go's cold code between the two,
+// BenchmarkSDPORLockCounter8 took twice the instruction-cache misses
+// (cachegrind: 47 M against 21 M) and ran about 15% slower.
 package dpor
 
 import (
