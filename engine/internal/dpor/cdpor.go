@@ -6,6 +6,7 @@ import (
 
 	"weft/engine/internal/clocks"
 	"weft/engine/internal/driver"
+	"weft/engine/internal/sdpor"
 	"weft/engine/interp"
 	"weft/engine/ir"
 )
@@ -85,7 +86,7 @@ import (
 //     (Constraints.RaceFree): their order decides which plain accesses
 //     happen before which.
 type cdpor struct {
-	x  *explorer
+	w  *driver.Worker
 	cs *ir.Constraints
 
 	bodyIndex map[*ir.Body]int32
@@ -116,19 +117,19 @@ type statKey struct {
 	origin, text string
 }
 
-func newCDPOR(x *explorer, constraints *ir.Constraints) *cdpor {
-	c := &cdpor{x: x, cs: constraints, bodyIndex: map[*ir.Body]int32{},
-		initial: slices.Clone(x.w.M().Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{},
-		tailWrote: make([]bool, len(x.w.M().Mem))}
-	for i, b := range x.w.Prog.Bodies {
+func newCDPOR(w *driver.Worker, constraints *ir.Constraints) *cdpor {
+	c := &cdpor{w: w, cs: constraints, bodyIndex: map[*ir.Body]int32{},
+		initial: slices.Clone(w.M().Mem), need: map[ir.Site]int32{}, stats: map[statKey]*driver.IndepStat{},
+		tailWrote: make([]bool, len(w.M().Mem))}
+	for i, b := range w.Prog.Bodies {
 		c.bodyIndex[b] = int32(i)
 		for _, l := range b.Loops {
-			if l.Await || !x.w.Opts.NoSpinWait {
+			if l.Await || !w.Opts.NoSpinWait {
 				c.spin = true
 			}
 		}
 	}
-	c.swapWrites = make([]bool, len(x.w.M().Mem))
+	c.swapWrites = make([]bool, len(w.M().Mem))
 	if c.cs != nil {
 		c.raceFree = c.cs.RaceFree
 		for pair, list := range c.cs.Pairs {
@@ -185,7 +186,7 @@ func (c *cdpor) snapshot(d, t int) {
 		c.pre = append(c.pre, nil)
 	}
 	c.pre[d] = c.pre[d][:0]
-	th := c.x.w.M().Threads[t]
+	th := c.w.M().Threads[t]
 	if n := c.need[ir.Site{Body: c.bodyIndex[th.Body], PC: th.PC}]; n > 0 {
 		c.pre[d] = append(c.pre[d], th.Frame[:min(int(n), len(th.Frame))]...)
 	}
@@ -200,9 +201,10 @@ func (c *cdpor) stepped(ev *interp.Event) {
 	}
 }
 
-func (c *cdpor) site(e int32) ir.Site {
-	ev := &c.x.w.Evs[e]
-	return ir.Site{Body: c.bodyIndex[c.x.w.M().Threads[ev.Thread].Body], PC: ev.PC}
+// Site implements sdpor.Conditional: the site of event e.
+func (c *cdpor) Site(e int32) ir.Site {
+	ev := &c.w.Evs[e]
+	return ir.Site{Body: c.bodyIndex[c.w.M().Threads[ev.Thread].Body], PC: ev.PC}
 }
 
 func pureRead(ev *interp.Event) bool {
@@ -221,7 +223,7 @@ func dataStep(k ir.EventKind) bool { return k == ir.EvRead || k == ir.EvWrite ||
 
 // Eligible implements clocks.CondOracle.
 func (c *cdpor) Eligible(k, d int32) bool {
-	ek, en := &c.x.w.Evs[k], &c.x.w.Evs[d]
+	ek, en := &c.w.Evs[k], &c.w.Evs[d]
 	if ek.Stop != interp.NoStop || en.Stop != interp.NoStop || !dataStep(ek.Kind) || !dataStep(en.Kind) || ek.Thread == en.Thread ||
 		len(ek.Tail) > 0 || len(en.Tail) > 0 {
 		return false
@@ -230,15 +232,15 @@ func (c *cdpor) Eligible(k, d int32) bool {
 		return false
 	}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
-		return ek.Loc == en.Loc && (c.raceFree || !c.x.w.Prog.Locations[ek.Loc].Atomic)
+		return ek.Loc == en.Loc && (c.raceFree || !c.w.Prog.Locations[ek.Loc].Atomic)
 	}
-	return c.raceFree && c.cs != nil && len(c.cs.Pairs[[2]ir.Site{c.site(k), c.site(d)}]) > 0
+	return c.raceFree && c.cs != nil && len(c.cs.Pairs[[2]ir.Site{c.Site(k), c.Site(d)}]) > 0
 }
 
 // Independent implements clocks.CondOracle.
 func (c *cdpor) Independent(k, d int32, _ clocks.Clock) bool {
-	ek, en := &c.x.w.Evs[k], &c.x.w.Evs[d]
-	pair := [2]ir.Site{c.site(k), c.site(d)}
+	ek, en := &c.w.Evs[k], &c.w.Evs[d]
+	pair := [2]ir.Site{c.Site(k), c.Site(d)}
 	if ek.Kind != ir.EvAtomic && en.Kind != ir.EvAtomic {
 		w := ek
 		if en.Kind == ir.EvWrite {
@@ -303,11 +305,11 @@ func (c *cdpor) statistics() []driver.IndepStat {
 // where k and a later event meet (E'.û) when stable holds, since then no
 // write of loc comes between them.
 func (c *cdpor) valueAt(loc, k int32) int64 {
-	w := c.x.w.Clocks().LastWrite(loc, func(e int32) bool { return e < k })
+	w := c.w.Clocks().LastWrite(loc, func(e int32) bool { return e < k })
 	if w < 0 {
 		return c.initial[loc]
 	}
-	ev := &c.x.w.Evs[w]
+	ev := &c.w.Evs[w]
 	if ev.Kind == ir.EvWrite {
 		return ev.Value
 	}
@@ -328,19 +330,19 @@ func (c *cdpor) uniform(k, d int32, reads []ir.LocRange) bool {
 	if len(reads) == 0 {
 		return true
 	}
-	ths := c.x.w.M().Threads
+	ths := c.w.M().Threads
 	c.firstAt = slices.Grow(c.firstAt[:0], len(ths))[:len(ths)]
 	for i := range c.firstAt {
 		c.firstAt[i] = -1
 	}
 	for j := k + 1; j < d; j++ {
-		if t := c.x.w.Evs[j].Thread; c.firstAt[t] < 0 {
+		if t := c.w.Evs[j].Thread; c.firstAt[t] < 0 {
 			c.firstAt[t] = j
 		}
 	}
-	return c.noOtherWrites(c.x.w.Evs[k].Thread, c.x.w.Evs[d].Thread, reads, func(t int) (ir.Site, bool) {
+	return c.noOtherWrites(c.w.Evs[k].Thread, c.w.Evs[d].Thread, reads, func(t int) (ir.Site, bool) {
 		if j := c.firstAt[t]; j >= 0 {
-			return c.site(j), true
+			return c.Site(j), true
 		}
 		return c.standsAt(t)
 	})
@@ -359,7 +361,7 @@ func (c *cdpor) uniform(k, d int32, reads []ir.LocRange) bool {
 func (c *cdpor) stable(k int32, reads []ir.LocRange) bool {
 	for _, r := range reads {
 		for loc := r.Lo; loc < r.Hi; loc++ {
-			if c.tailWrote[loc] || !c.x.w.Clocks().WritesBefore(loc, k) {
+			if c.tailWrote[loc] || !c.w.Clocks().WritesBefore(loc, k) {
 				return false
 			}
 		}
@@ -369,7 +371,7 @@ func (c *cdpor) stable(k int32, reads []ir.LocRange) bool {
 
 // standsAt is the site thread t stands at now (false: finished).
 func (c *cdpor) standsAt(t int) (ir.Site, bool) {
-	th := c.x.w.M().Threads[t]
+	th := c.w.M().Threads[t]
 	if th.Status == interp.Finished {
 		return ir.Site{}, false
 	}
@@ -382,7 +384,7 @@ func (c *cdpor) noOtherWrites(a, b int32, reads []ir.LocRange, pos func(t int) (
 	if len(reads) == 0 {
 		return true
 	}
-	for t := range c.x.w.M().Threads {
+	for t := range c.w.M().Threads {
 		if int32(t) == a || int32(t) == b {
 			continue
 		}
@@ -408,26 +410,27 @@ func (c *cdpor) noOtherWrites(a, b int32, reads []ir.LocRange, pos func(t int) (
 	return true
 }
 
-// sleepIndependent is the paper's sleep-set extension (Alg. 1, line 17)
+// SleepIndependent implements sdpor.Conditional: it is the paper's
+// sleep-set extension (Alg. 1, line 17)
 // for the engine's own conditions: sleeper s, a single access explored
 // from the node before ev, stays asleep after ev, a single access of
 // the same word, if the two commute in that node's state, uniformly.
 // Both ran from that state, so the value a read returned is the word's
 // value there.
-func (c *cdpor) sleepIndependent(s *sleeper, ev *interp.Event, evSite ir.Site) bool {
-	k := s.fp.Kind
-	if ev.Stop != interp.NoStop || s.fp.Stop || s.tail || len(ev.Tail) > 0 || k != ir.EvRead && k != ir.EvWrite || ev.Kind != ir.EvRead && ev.Kind != ir.EvWrite ||
-		s.fp.Loc != ev.Loc || k == ir.EvRead && ev.Kind == ir.EvRead {
+func (c *cdpor) SleepIndependent(s *sdpor.Sleeper, ev *interp.Event, evSite ir.Site) bool {
+	k := s.FP.Kind
+	if ev.Stop != interp.NoStop || s.FP.Stop || s.Tail || len(ev.Tail) > 0 || k != ir.EvRead && k != ir.EvWrite || ev.Kind != ir.EvRead && ev.Kind != ir.EvWrite ||
+		s.FP.Loc != ev.Loc || k == ir.EvRead && ev.Kind == ir.EvRead {
 		return false
 	}
-	if c.spin && (k == ir.EvRead || ev.Kind == ir.EvRead) || !c.raceFree && c.x.w.Prog.Locations[ev.Loc].Atomic {
+	if c.spin && (k == ir.EvRead || ev.Kind == ir.EvRead) || !c.raceFree && c.w.Prog.Locations[ev.Loc].Atomic {
 		return false
 	}
-	pair := [2]ir.Site{s.site, evSite}
+	pair := [2]ir.Site{s.Site, evSite}
 	if k == ir.EvWrite && ev.Kind == ir.EvWrite {
 		return false // the node's value of the word is not at hand ("No-op swaps")
 	}
-	held := s.value == ev.Value && c.ownWord(ev.Loc) && c.noOtherWrites(s.thread, ev.Thread, []ir.LocRange{{Lo: ev.Loc, Hi: ev.Loc + 1}}, c.standsAt)
+	held := s.Value == ev.Value && c.ownWord(ev.Loc) && c.noOtherWrites(s.Thread, ev.Thread, []ir.LocRange{{Lo: ev.Loc, Hi: ev.Loc + 1}}, c.standsAt)
 	return c.count(pair, "same-value", "the word already holds the value written", held)
 }
 

@@ -1,4 +1,6 @@
-package dpor
+package sdpor
+
+import "weft/engine/interp"
 
 // liveThreads lists the threads that have not finished, in increasing
 // order, so that a node looks at the threads alive, not at every thread
@@ -78,6 +80,19 @@ func (l *liveThreads) relink(t int32) {
 	} else {
 		l.last = t
 	}
+}
+
+// step records that thread t made a step on m, which had before threads
+// before it.
+func (l *liveThreads) step(m *interp.Machine, t, before int) {
+	added, removed := int32(-1), int32(-1)
+	if len(m.Threads) > before && m.Threads[before].Status != interp.Finished {
+		added = int32(before)
+	}
+	if m.Threads[t].Status == interp.Finished {
+		removed = int32(t)
+	}
+	l.stepped(added, removed)
 }
 
 // stepped records a step: added is a thread it spawned that is alive, or

@@ -1,4 +1,4 @@
-package dpor
+package sdpor
 
 import (
 	"slices"
@@ -9,8 +9,9 @@ import (
 // Alternatives
 //
 // Some steps have several outcomes (interp.Machine.Alternatives): the
-// values of a choose, the waiter a signal wakes. Both explorations treat
-// a thread's step with all its alternatives as one step of the thread:
+// values of a choose, the waiter a signal wakes. The tree (in DFS and in
+// SDPOR) treats a thread's step with all its alternatives as one step of
+// the thread:
 // whenever a node explores thread p (p is picked from its backtrack set),
 // it explores every alternative of p's step there, one after the other
 // (node.alt of node.alts), and only then is p done there and, in SDPOR,
@@ -58,12 +59,12 @@ func programHas(prog *ir.Program, ops ...ir.Op) bool {
 
 // chooser is the lowest thread that can move at node n (which the
 // current state is) and stands at a choose, or -1.
-func (x *explorer) chooser(n *node) int32 {
-	if !x.chooses {
+func (tr *Tree) chooser(n *node) int32 {
+	if !tr.chooses {
 		return -1
 	}
 	for t := n.enabled.next(0); t >= 0; t = n.enabled.next(t + 1) {
-		if x.w.M().Choosing(t) {
+		if tr.m.Choosing(t) {
 			return int32(t)
 		}
 	}

@@ -1,4 +1,4 @@
-package dpor
+package sdpor
 
 import "math/bits"
 
