@@ -209,14 +209,14 @@ type Result struct {
 	Algorithm Algorithm
 	Complete  bool       // every execution was explored
 	Stopped   StopReason // why not complete
-	// Bugs are the distinct bugs found, in a canonical order (by
-	// position — a data race's earlier access, a deadlock's first
-	// blocked position, a step-bound bug's body — then kind), each with a
-	// canonical schedule: the shortest found, ties broken by the order
-	// of schedules; beyond MaxTraces, the first in that order are kept.
-	// So the same model and options give the same report however the
-	// exploration was ordered, but for FirstMessage, which records what
-	// was found first.
+	// Bugs are the distinct bugs found, each with a canonical schedule
+	// (the shortest found, ties broken by the order of schedules), listed
+	// by position (Range), then kind. Beyond MaxTraces, the first are
+	// kept in an order that the bug alone fixes: by position, but a data
+	// race's earlier access, a deadlock's first blocked position, a
+	// step-bound bug's body. So the same model and options give the same
+	// report however the exploration was ordered, but for FirstMessage,
+	// which records what was found first.
 	Bugs []*Bug
 	// Omitted summarises the distinct bugs found beyond those kept in
 	// Bugs (see Options.MaxTraces): how many of each kind on each

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCanonicalReports: in every mode, a result lists its bugs in the
-// canonical order (by place, then kind), each bug's schedule is no
+// canonical order (by position, then kind), each bug's schedule is no
 // longer than the first one found for it (OnBug), and exploring again
 // gives the same report, schedules and choices included.
 func TestCanonicalReports(t *testing.T) {
@@ -35,18 +35,8 @@ func TestCanonicalReports(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Where a bug sorts: its position, but a race's earlier access
-			// (deadlocks and step-bound bugs sort by positions the result
-			// does not show, and are left out here).
-			place := func(b *engine.Bug) (int, bool) {
-				switch b.Kind {
-				case engine.BugDataRace:
-					return min(b.Range.Start.Offset, b.Other.Range.Start.Offset), true
-				case engine.BugAssertion, engine.BugRuntimeError:
-					return b.Range.Start.Offset, true
-				}
-				return 0, false
-			}
+			// Bugs are listed by the position they are shown at.
+			place := func(b *engine.Bug) (int, bool) { return b.Range.Start.Offset, true }
 			for i := 1; i < len(a.Bugs); i++ {
 				p, q := a.Bugs[i-1], a.Bugs[i]
 				pp, ok1 := place(p)

@@ -267,14 +267,20 @@ func (s *bugSink) omit(b *Found) {
 	s.omitted = append(s.omitted, BugSummary{Kind: b.Kind, Variable: b.variable, Count: 1, Lines: [2]int{line, line}, OtherLines: [2]int{oline, oline}})
 }
 
-// result is the kept bugs in canonical order, copied, and the summaries.
+// result is the kept bugs, copied, and the summaries. The bugs are
+// listed by the position they are shown at, then kind and key: with
+// their canonical traces, that too does not depend on the order they
+// were found in, and reads in the order of the text (a race sorts by the
+// access that ran second in its trace, where it is shown).
 func (s *bugSink) result() ([]*Found, []BugSummary) {
 	bugs := make([]*Found, len(s.kept))
 	for i, b := range s.kept {
 		c := *b
 		bugs[i] = &c
 	}
-	slices.SortFunc(bugs, compareBugs)
+	slices.SortFunc(bugs, func(a, b *Found) int {
+		return cmp.Or(cmp.Compare(a.Range.Start.Offset, b.Range.Start.Offset), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.key, b.key))
+	})
 	om := slices.Clone(s.omitted)
 	slices.SortFunc(om, func(a, b BugSummary) int {
 		return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.Variable, b.Variable))

@@ -114,8 +114,9 @@ type Outcome struct {
 	Counters
 	Complete bool
 	Stopped  StopReason
-	// Bugs are the bugs kept, in canonical order (see Found.Less), each
-	// with its canonical schedule: the shortest, ties broken by the
+	// Bugs are the bugs kept (the first MaxTraces in the order of
+	// compareBugs), listed by position and kind (see bugSink.result),
+	// each with its canonical schedule: the shortest, ties broken by the
 	// schedule's order, among the executions explored.
 	Bugs    []*Found
 	Omitted []BugSummary
