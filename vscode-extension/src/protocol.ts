@@ -29,8 +29,10 @@ export interface WeftStatus {
   bugs: number;
   /** The exploration finished (verified, vacuous, or bugs with nothing left to explore). */
   complete: boolean;
-  /** Why the exploration is incomplete ("time budget", "memory", …). */
+  /** Why the exploration is incomplete, in words ("the time budget ran out", …). */
   why?: string;
+  /** Why it stopped early, as the engine names it; absent when it did not, or when the check failed. */
+  stopped?: "timeout" | "cancelled" | "max-executions" | "max-bugs" | "execution-length" | "memory";
   /** Checking: waiting for a pause in typing or a free slot. */
   waiting: boolean;
   /** Checking: an escalated check that runs while the editor is idle. */
