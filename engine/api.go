@@ -25,10 +25,15 @@ const (
 	// Optimal is unfolding-based POR with alternatives (∞-partial): it
 	// never explores a sleep-set-blocked execution.
 	Optimal Algorithm = "optimal"
+	// Stateful is a stateful depth-first exploration that remembers the
+	// states it visited (Cirisci et al., CAV'23): a model that loops
+	// forever gets a verdict, and interleavings that converge are
+	// explored once. Options.Stateful picks its partial-order reduction.
+	Stateful Algorithm = "stateful"
 )
 
 // Algorithms lists the modes Explore accepts.
-var Algorithms = []Algorithm{DFS, SDPOR, CDPOR, QPOR, Optimal}
+var Algorithms = []Algorithm{DFS, SDPOR, CDPOR, QPOR, Optimal, Stateful}
 
 // DefaultMaxSteps is the default bound on visible steps per execution.
 const DefaultMaxSteps = 100_000
@@ -121,6 +126,48 @@ type Options struct {
 	CDPOR     CDPOROptions
 	QPOR      QPOROptions
 	Unfolding UnfoldingOptions
+	Stateful  StatefulOptions
+}
+
+// StatefulPOR names the partial-order reduction of the stateful mode.
+type StatefulPOR string
+
+const (
+	// StatefulNone is plain stateful DFS: every enabled step of every
+	// state (the reference for tests).
+	StatefulNone StatefulPOR = "none"
+	// StatefulSPOR is S-POR: a step no other thread's step can ever
+	// depend on (static analysis of the program form) is explored
+	// alone; otherwise every enabled step.
+	StatefulSPOR StatefulPOR = "spor"
+	// StatefulDE is DE-S-POR: S-POR's safe sets narrowed by source sets
+	// tracked eagerly, along the stack, as steps are explored.
+	StatefulDE StatefulPOR = "de"
+	// StatefulDL is DL-S-POR: the same source sets computed lazily, by
+	// going over the explored state graph when the search backtracks.
+	StatefulDL StatefulPOR = "dl"
+)
+
+// StatefulPORs lists the reductions the stateful mode accepts.
+func StatefulPORs() []StatefulPOR {
+	return []StatefulPOR{StatefulNone, StatefulSPOR, StatefulDE, StatefulDL}
+}
+
+// DefaultStatefulPOR is the reduction the stateful mode uses when
+// Options.Stateful.POR is empty.
+const DefaultStatefulPOR = StatefulDL
+
+// StatefulOptions are what the stateful mode takes beside the common
+// options.
+type StatefulOptions struct {
+	POR StatefulPOR // the reduction ("": DefaultStatefulPOR)
+	// ExactStates stores each visited state whole instead of its 128-bit
+	// fingerprint: no collision can hide a state, at the cost of memory.
+	ExactStates bool
+	// Bitstate goes on with bitstate hashing when the visited set fills
+	// its share of MaxMemory, instead of stopping (StoppedMemory): the
+	// exploration then may skip states, and says so (StoppedBitstate).
+	Bitstate bool
 }
 
 // CDPOROptions are what CDPOR takes beside the common options.
@@ -155,6 +202,13 @@ type Stats struct {
 	MaxDepth    int   // longest execution, in steps
 	MaxThreads  int   // most threads alive in one execution (declared and spawned)
 	Elapsed     time.Duration
+
+	// The stateful mode's counts (zero in the others).
+	States       int64 // distinct states stored in the visited set
+	Transitions  int64 // steps explored, each from a state to a successor
+	Matched      int64 // steps that reached a state already visited
+	Retraversals int64 // visits of stored states to compute source sets (DE-S-POR, DL-S-POR)
+	VisitedBytes int64 // peak memory of the visited set and the state graph
 }
 
 // StopReason says why an exploration ended before it was complete, as
@@ -177,11 +231,17 @@ const (
 	// StoppedMemory: the exploration reached Options.MaxMemory, or the
 	// process Options.HeapLimit.
 	StoppedMemory StopReason = "memory"
+	// StoppedBitstate: the stateful mode's visited set filled its share
+	// of Options.MaxMemory and, as Options.Stateful.Bitstate asked, the
+	// exploration went on with bitstate hashing, which may take two
+	// states for one and skip the second: it ran to its end, but may
+	// have missed states.
+	StoppedBitstate StopReason = "bitstate"
 )
 
 // StopReasons lists every reason an exploration may stop for.
 func StopReasons() []StopReason {
-	return []StopReason{StoppedTimeout, StoppedCancelled, StoppedMaxExecutions, StoppedMaxBugs, StoppedExecutionLength, StoppedMemory}
+	return []StopReason{StoppedTimeout, StoppedCancelled, StoppedMaxExecutions, StoppedMaxBugs, StoppedExecutionLength, StoppedMemory, StoppedBitstate}
 }
 
 // Words says in words why an exploration stopped early.
@@ -197,6 +257,8 @@ func (r StopReason) Words() string {
 		return "the bug budget was reached"
 	case StoppedMemory:
 		return "the memory budget ran out"
+	case StoppedBitstate:
+		return "the visited states filled the memory budget and bitstate hashing, which may skip states, took over"
 	case StoppedExecutionLength:
 		return "an execution grew past the step bound times its number of threads (threads beside a looping one went on)"
 	}
@@ -235,6 +297,14 @@ type Result struct {
 	// two dependent steps commute was evaluated for a pair of sites, and
 	// how often it held (sorted by pair, then Origin and Text).
 	Independence []IndepStat
+
+	// MissProbability is, for the stateful mode, an estimate of the
+	// probability that two distinct states it met had the same 128-bit
+	// fingerprint, so that the second was taken as visited and not
+	// explored: n·(g−n)/2^128 for n states stored and g generated (as TLC
+	// estimates it for its 64-bit fingerprints). 0 with
+	// Options.Stateful.ExactStates and in the other modes.
+	MissProbability float64
 
 	// Assumptions are what the result rests on besides the model's text
 	// and the options' budgets: behaviours the language allows that the

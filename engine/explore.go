@@ -117,6 +117,7 @@ var stopReasons = map[driver.StopReason]StopReason{
 	driver.NotStopped: NotStopped, driver.StopTimeout: StoppedTimeout, driver.StopCancelled: StoppedCancelled,
 	driver.StopMaxExecutions: StoppedMaxExecutions, driver.StopMaxBugs: StoppedMaxBugs,
 	driver.StopExecutionLength: StoppedExecutionLength, driver.StopMemory: StoppedMemory,
+	driver.StopBitstate: StoppedBitstate,
 }
 
 // resultOf is the engine's result for the driver's outcome.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,9 @@ type checkFlags struct {
 	fullTrace     bool
 	noSpinWait    bool
 	spurious      bool
+	statefulPOR   string
+	exactStates   bool
+	bitstate      bool
 
 	set map[string]bool // the flags given on the command line
 }
@@ -57,6 +61,18 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
 	fs.BoolVar(&f.noSpinWait, "no-spin-wait", false, "let while loops that only read spin on (up to --max-steps) instead of waiting for a write (awaits always wait)")
 	fs.BoolVar(&f.spurious, "spurious-wakeups", false, "explore spurious wake-ups: a thread waiting on a condition variable may wake up without a signal")
+	fs.StringVar(&f.statefulPOR, "stateful-por", string(engine.DefaultStatefulPOR), "stateful: the partial-order reduction `POR`: "+statefulPORList())
+	fs.BoolVar(&f.exactStates, "exact-states", false, "stateful: store visited states whole rather than as 128-bit fingerprints (no collision possible; more memory)")
+	fs.BoolVar(&f.bitstate, "bitstate", false, "stateful: when the visited states fill the memory budget, go on with bitstate hashing (the result then says it may have skipped states) instead of stopping")
+}
+
+// statefulPORList lists the stateful mode's reductions for messages.
+func statefulPORList() string {
+	var names []string
+	for _, p := range engine.StatefulPORs() {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
 }
 
 // noteSet records which flags the command line gave (after parsing).
@@ -76,6 +92,15 @@ func (f *checkFlags) options() (engine.Options, error) {
 		return engine.Options{}, fmt.Errorf("unknown --algo %q (available: %s)", f.algo, algoList())
 	case f.set["k"] && algo != engine.QPOR:
 		return engine.Options{}, fmt.Errorf("--k applies to --algo qpor only; %s does not use it", algo)
+	}
+	for _, name := range []string{"stateful-por", "exact-states", "bitstate"} {
+		if f.set[name] && algo != engine.Stateful {
+			return engine.Options{}, fmt.Errorf("--%s applies to --algo stateful only; %s does not use it", name, algo)
+		}
+	}
+	por := engine.StatefulPOR(f.statefulPOR)
+	if !slices.Contains(engine.StatefulPORs(), por) {
+		return engine.Options{}, fmt.Errorf("unknown --stateful-por %q (available: %s)", f.statefulPOR, statefulPORList())
 	}
 	// The flags refuse values out of range as they are parsed; these
 	// are for flags set otherwise (tests, the replay hint's round trip).
@@ -97,7 +122,8 @@ func (f *checkFlags) options() (engine.Options, error) {
 		}
 	}
 	return engine.Options{Algorithm: algo, QPOR: engine.QPOROptions{K: f.k}, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
-		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious}, nil
+		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious,
+		Stateful: engine.StatefulOptions{POR: por, ExactStates: f.exactStates, Bitstate: f.bitstate}}, nil
 }
 
 // memoryBudget is the --max-memory in bytes, the default filled in.
@@ -126,6 +152,16 @@ func (f *checkFlags) exploreArgs() string {
 		// The traces of a check cut at its N-th bug are not always those
 		// of a check that goes on (a shorter one may be found later).
 		s += " --max-bugs " + strconv.Itoa(f.maxBugs)
+	}
+	if engine.Algorithm(f.algo) == engine.Stateful {
+		// The reduction decides which states and paths are explored.
+		s += " --stateful-por " + f.statefulPOR
+		if f.exactStates {
+			s += " --exact-states"
+		}
+		if f.bitstate {
+			s += " --bitstate"
+		}
 	}
 	if engine.Algorithm(f.algo) == engine.CDPOR {
 		// The constraints decide which orders cdpor merges.

@@ -312,6 +312,8 @@ type checkJSON struct {
 	Threads       int               `json:"threads"`
 	MaxDepth      int               `json:"max_depth"`
 	Bugs          []bugJSON         `json:"bugs"`
+	// Stateful is what the stateful mode adds (--algo stateful only).
+	Stateful *statefulJSON `json:"stateful,omitempty"`
 	// OmittedBugs counts the distinct bugs found beyond those listed in
 	// Bugs (the engine keeps engine.DefaultMaxTraces with their traces,
 	// and their traces within a quarter of the memory budget).
@@ -320,6 +322,21 @@ type checkJSON struct {
 	Assumptions []string      `json:"assumptions,omitempty"`
 	Diagnostics []diagJSON    `json:"diagnostics,omitempty"`
 	Error       string        `json:"error,omitempty"`
+}
+
+// statefulJSON is the stateful mode's part of a report.
+type statefulJSON struct {
+	POR          string `json:"por"`
+	ExactStates  bool   `json:"exact_states"`
+	States       int64  `json:"states"`
+	Transitions  int64  `json:"transitions"`
+	Matched      int64  `json:"matched"`
+	Retraversals int64  `json:"retraversals"`
+	VisitedBytes int64  `json:"visited_bytes"`
+	// MissProbability bounds the probability that two distinct states
+	// had one fingerprint, so that the second was taken as visited
+	// (0 with --exact-states).
+	MissProbability float64 `json:"miss_probability"`
 }
 
 // sourceHash is the report's source_sha256, as replay.Select checks it.
@@ -343,7 +360,8 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 		Complete: res.Complete, Stopped: res.Stopped,
 		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, SpinBlocked: res.SpinBlocked, Events: res.Events,
 		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
-		Bugs: []bugJSON{}, Warnings: c.warnings,
+		Stateful: statefulOf(c.flags, res),
+		Bugs:     []bugJSON{}, Warnings: c.warnings,
 	}
 	for _, a := range res.Assumptions {
 		out.Assumptions = append(out.Assumptions, string(a))
@@ -464,4 +482,13 @@ func decodeSchedule(s string) ([]int32, error) {
 		}
 	}
 	return out, nil
+}
+
+// statefulOf is the stateful part of res's report (nil for other modes).
+func statefulOf(f *checkFlags, res *engine.Result) *statefulJSON {
+	if res.Algorithm != engine.Stateful {
+		return nil
+	}
+	return &statefulJSON{POR: f.statefulPOR, ExactStates: f.exactStates, States: res.States, Transitions: res.Transitions,
+		Matched: res.Matched, Retraversals: res.Retraversals, VisitedBytes: res.VisitedBytes, MissProbability: res.MissProbability}
 }

@@ -49,6 +49,10 @@ const (
 	// StopMemory: the run reached its memory budget, or the process its
 	// heap limit.
 	StopMemory
+	// StopBitstate: the stateful exploration's visited set went over to
+	// bitstate hashing (Run.MarkBitstate), which may skip states; the run
+	// went on to its end but is not complete.
+	StopBitstate
 	// stopCoarse ends a coarse exploration that must start again with
 	// fine steps (see "Coarse steps"); it never reaches an Outcome.
 	stopCoarse
@@ -64,6 +68,9 @@ type Counters struct {
 	MaxDepth      int   // longest execution, in steps
 	MaxThreads    int   // most threads alive in one execution
 	Elapsed       time.Duration
+	// The stateful exploration's counts (see engine.Stats).
+	States, Transitions, Matched, Retraversals int64
+	VisitedBytes                               int64 // a maximum
 }
 
 // add adds o's counts to c (the maxima as maxima).
@@ -75,6 +82,11 @@ func (c *Counters) add(o Counters) {
 	c.Events += o.Events
 	c.MaxDepth = max(c.MaxDepth, o.MaxDepth)
 	c.MaxThreads = max(c.MaxThreads, o.MaxThreads)
+	c.States += o.States
+	c.Transitions += o.Transitions
+	c.Matched += o.Matched
+	c.Retraversals += o.Retraversals
+	c.VisitedBytes = max(c.VisitedBytes, o.VisitedBytes)
 }
 
 // Config is what a run is made with; package engine fills it in from its
@@ -148,6 +160,7 @@ type Run struct {
 	stop       atomic.Uint32 // a StopReason
 	executions atomic.Int64  // Executions + SpinBlocked so far, for MaxExecutions
 	truncated  atomic.Bool   // some execution reached the length cap (Long)
+	bitstate   atomic.Bool   // the visited set went over to bitstate hashing (MarkBitstate)
 	accounted  atomic.Int64  // bytes the workers last reported (see Config.MaxMemory)
 
 	lastProgress atomic.Int64 // when progress was last reported (UnixNano)
@@ -269,12 +282,20 @@ func (r *Run) AddIndependence(stats []IndepStat) {
 	}
 }
 
+// MarkBitstate records that the run's visited set went over to bitstate
+// hashing: the run goes on, and its outcome will say it is not complete
+// (StopBitstate).
+func (r *Run) MarkBitstate() { r.bitstate.Store(true) }
+
 // Outcome is what the run found, once its workers are done.
 func (r *Run) Outcome() *Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Stopped() == NotStopped && r.truncated.Load() {
 		r.Stop(StopExecutionLength)
+	}
+	if r.Stopped() == NotStopped && r.bitstate.Load() {
+		r.Stop(StopBitstate)
 	}
 	o := &Outcome{Counters: r.counters, Anomalies: r.anomalies, FirstAnomaly: r.firstAnomaly}
 	o.Stopped = r.Stopped()
