@@ -1,0 +1,279 @@
+package stateful_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"weft/analysis/lower"
+	"weft/engine"
+	"weft/grammar"
+)
+
+// models are the models of this folder: each is NAME.weft and NAME.pml.
+var models = []string{
+	"counter_client", "dekker", "peterson", "prodcons", "queue_client",
+	"server", "set_client", "tas_lock", "trylock_lock",
+}
+
+// mutant is a broken variant of a model: each replacement is applied to
+// the model's text (every occurrence; each must occur), and the result
+// must fail in both tools.
+type mutant struct {
+	name, model string
+	weft, pml   [][2]string // old → new
+	want        engine.BugKind
+}
+
+var mutants = []mutant{
+	{
+		name: "peterson-turn-to-self", model: "peterson",
+		weft: [][2]string{{"turn = other", "turn = me"}},
+		pml:  [][2]string{{"turn = other;", "turn = me;"}},
+		want: engine.BugAssertion,
+	},
+	{
+		name: "tas-sets-nothing", model: "tas_lock",
+		weft: [][2]string{{"locked = true\n", "locked = old\n"}},
+		pml:  [][2]string{{"!locked -> locked = true; break", "!locked -> break"}},
+		want: engine.BugAssertion,
+	},
+	{
+		name: "queue-head-stays", model: "queue_client",
+		weft: [][2]string{{"head = (h + 1) % CAP", "head = h"}},
+		pml:  [][2]string{{"head = (h + 1) % CAP;", "head = h;"}},
+		want: engine.BugAssertion,
+	},
+	{
+		name: "counter-adds-two", model: "counter_client",
+		weft: [][2]string{{"count = v + 1", "count = v + 2"}},
+		pml:  [][2]string{{"count = v + 1;", "count = v + 2;"}},
+		want: engine.BugAssertion,
+	},
+	{
+		name: "prodcons-lost-signal", model: "prodcons",
+		weft: [][2]string{{"signal(notEmpty)\n", ""}},
+		pml:  [][2]string{{"d_step { if :: w[1] == 1 -> w[1] = 2 :: else fi };", "skip;"}},
+		want: engine.BugDeadlock,
+	},
+}
+
+func read(t *testing.T, name string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func mutate(t *testing.T, src []byte, repl [][2]string) []byte {
+	t.Helper()
+	s := string(src)
+	for _, r := range repl {
+		if !strings.Contains(s, r[0]) {
+			t.Fatalf("the mutation's text %q is not in the model", r[0])
+		}
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return []byte(s)
+}
+
+// TestModelsHaveTwins: the folder holds exactly the listed models, each
+// as a Weft file and a Promela file.
+func TestModelsHaveTwins(t *testing.T) {
+	for _, ext := range []string{".weft", ".pml"} {
+		files, err := filepath.Glob("*" + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range files {
+			names = append(names, strings.TrimSuffix(f, ext))
+		}
+		if !slices.Equal(names, models) {
+			t.Errorf("%s files: %v, want %v (each model in both languages)", ext, names, models)
+		}
+	}
+}
+
+// TestWeftModelsLoad: each Weft model parses, type-checks and lowers with
+// no diagnostic at all (warnings included), is in canonical format and
+// starts with a comment saying what it is.
+func TestWeftModelsLoad(t *testing.T) {
+	for _, name := range models {
+		t.Run(name, func(t *testing.T) {
+			file := name + ".weft"
+			src := read(t, file)
+			ld := lower.Load(file, src)
+			for _, d := range ld.Diagnostics {
+				t.Errorf("%s:%s [%s]", file, d, d.Code)
+			}
+			if ld.Exec == nil {
+				t.Fatalf("%s did not lower", file)
+			}
+			out, err := grammar.Format(ld.File, src)
+			if err != nil {
+				t.Fatalf("Format: %v", err)
+			}
+			if !bytes.Equal(out, src) {
+				t.Errorf("%s is not in canonical format; weft fmt gives:\n%s", file, out)
+			}
+			if !strings.HasPrefix(string(src), "//") {
+				t.Errorf("%s does not start with a comment saying what it is", file)
+			}
+		})
+	}
+}
+
+// panResult is what pan says at the end of a search.
+type panResult struct {
+	errors, states int
+	depthCut       bool
+}
+
+var (
+	panErrors = regexp.MustCompile(`errors:\s*(\d+)`)
+	panStates = regexp.MustCompile(`(\d+)\s+states, stored`)
+)
+
+// runSpin verifies a Promela text with SPIN in dir (spin -a, gcc, pan):
+// safety only (assertions and invalid end states), with SPIN's
+// partial-order reduction.
+func runSpin(t *testing.T, dir string, src []byte) panResult {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "model.pml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := [][]string{
+		{"spin", "-a", "model.pml"},
+		// -O0: this checks the models, it does not time them; it
+		// compiles in a quarter of -O2's time.
+		{"gcc", "-O0", "-DSAFETY", "-o", "pan", "pan.c"},
+		{"./pan", "-m100000", "-w18"},
+	}
+	var out []byte
+	for _, s := range steps {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, s[0], s[1:]...)
+		cmd.Dir = dir
+		var err error
+		out, err = cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+	e, n := panErrors.FindSubmatch(out), panStates.FindSubmatch(out)
+	if e == nil || n == nil {
+		t.Fatalf("pan's output not understood:\n%s", out)
+	}
+	var r panResult
+	r.errors, _ = strconv.Atoi(string(e[1]))
+	r.states, _ = strconv.Atoi(string(n[1]))
+	r.depthCut = bytes.Contains(out, []byte("max search depth too small"))
+	return r
+}
+
+// needSpin skips the test when SPIN or a C compiler is missing.
+func needSpin(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"spin", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (apt-get install -y spin gcc): the Promela models cannot be checked", tool)
+		}
+	}
+	if testing.Short() {
+		t.Skip("-short: compiling a SPIN verifier per model takes about a second each")
+	}
+}
+
+// TestPromelaModels: SPIN verifies every Promela model, exhaustively,
+// with no error; and finds an error in each broken variant.
+func TestPromelaModels(t *testing.T) {
+	needSpin(t)
+	type tc struct {
+		name       string
+		src        []byte
+		wantErrors bool
+	}
+	var cases []tc
+	for _, name := range models {
+		cases = append(cases, tc{name, read(t, name+".pml"), false})
+	}
+	for _, m := range mutants {
+		cases = append(cases, tc{"mutant/" + m.name, mutate(t, read(t, m.model+".pml"), m.pml), true})
+	}
+	cases = append(cases, tc{"mutant/assert-false", []byte("active proctype p() { assert(false) }\n"), true})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := runSpin(t, t.TempDir(), c.src)
+			if r.depthCut {
+				t.Fatalf("pan's depth limit cut the search: not exhaustive")
+			}
+			if got := r.errors > 0; got != c.wantErrors {
+				t.Errorf("pan reports %d errors (%d states stored); want errors: %v", r.errors, r.states, c.wantErrors)
+			}
+		})
+	}
+}
+
+// statefulOf explores a Weft text with the stateful mode's default
+// reduction, within a few seconds. It skips the test while the engine
+// has no stateful mode.
+func statefulOf(t *testing.T, name string, src []byte) *engine.Result {
+	t.Helper()
+	ld := lower.Load(name, src)
+	if ld.Exec == nil {
+		t.Fatalf("%s does not load: %v", name, ld.Diagnostics)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := engine.Explore(ctx, ld.Exec, engine.Options{Algorithm: engine.Stateful})
+	if err != nil && strings.Contains(err.Error(), fmt.Sprintf("unknown algorithm %q", engine.Stateful)) {
+		t.Skipf("this build's engine has no stateful mode yet (issue 29): %v", err)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// TestWeftModelsStateful: the stateful mode's default reduction verifies
+// every Weft model (complete, no bug) within a few seconds, and finds the
+// bug of each broken variant.
+func TestWeftModelsStateful(t *testing.T) {
+	for _, name := range models {
+		t.Run(name, func(t *testing.T) {
+			res := statefulOf(t, name+".weft", read(t, name+".weft"))
+			for _, b := range res.Bugs {
+				t.Errorf("bug: %s at %v: %s", b.Kind, b.Range.Start, b.Message)
+			}
+			if !res.Complete {
+				t.Errorf("incomplete (stopped: %s)", res.Stopped)
+			}
+		})
+	}
+	for _, m := range mutants {
+		t.Run("mutant/"+m.name, func(t *testing.T) {
+			res := statefulOf(t, m.model+".weft", mutate(t, read(t, m.model+".weft"), m.weft))
+			var kinds []engine.BugKind
+			for _, b := range res.Bugs {
+				kinds = append(kinds, b.Kind)
+			}
+			if !slices.Contains(kinds, m.want) {
+				t.Errorf("bugs of kinds %v, want one of kind %s", kinds, m.want)
+			}
+		})
+	}
+}
