@@ -100,7 +100,7 @@ def first_line(text, limit=160):
     return ""
 
 
-def spin_row(name, pml, reduce, depth, timeout):
+def spin_row(name, pml, reduce, depth, pan_args, timeout):
     """SPIN end to end on pml, in a fresh directory."""
     config = "POR" if reduce else "-DNOREDUCE"
     row = {"model": name, "tool": "spin", "config": config}
@@ -111,11 +111,12 @@ def spin_row(name, pml, reduce, depth, timeout):
         flags = ["-O2", "-DSAFETY"] + ([] if reduce else ["-DNOREDUCE"])
         total, peak = 0.0, 0
         while True:
-            steps = [["spin", "-a", base], ["gcc"] + flags + ["-o", "pan", "pan.c"], ["./pan", "-m%d" % depth]]
-            total, peak, out = 0.0, 0, ""
+            steps = [["spin", "-a", base], ["gcc"] + flags + ["-o", "pan", "pan.c"], ["./pan", "-m%d" % depth] + pan_args]
+            total, peak, out, walls = 0.0, 0, "", []
             for cmd in steps:
                 rc, out, err, wall, rss = timed(cmd, cwd=work, timeout=timeout)
                 total += wall
+                walls.append(wall)
                 peak = max(peak, rss or 0)
                 if rc is None:
                     row.update(verdict="error", note="%s: killed after %ds" % (cmd[0], timeout))
@@ -138,7 +139,8 @@ def spin_row(name, pml, reduce, depth, timeout):
             row.update(verdict="error", note="pan's output not understood: " + first_line(out))
             return row
         errors = int(m.group(1))
-        notes = ["pan -m%d" % depth]
+        notes = ["spin %.2fs + gcc %.2fs + pan %.2fs (pan %s)" % (walls[0], walls[1], walls[2],
+                                                                 " ".join(["-m%d" % depth] + pan_args))]
         if "max search depth too small" in out:
             notes.append("depth limit reached: not exhaustive")
         row.update(verdict="verified" if errors == 0 else "errors",
@@ -227,6 +229,46 @@ def markdown(rows):
     return "\n".join(lines)
 
 
+def summary(rows):
+    """One line per model: states stored (and seconds end to end) of each
+    stateful run, SPIN's and Weft's side by side, then whether each Weft
+    reduction meets the issue's two goals against SPIN with its reduction:
+    no more states, less time."""
+    configs = [("spin", "POR"), ("spin", "-DNOREDUCE")] + [("weft", "stateful " + p) for p in STATEFUL_PORS]
+    heads = ["SPIN POR", "SPIN NOREDUCE"] + ["weft " + p for p in STATEFUL_PORS]
+    by = {(r["model"], r["tool"], r["config"]): r for r in rows}
+    models = []
+    for r in rows:
+        if r["model"] not in models:
+            models.append(r["model"])
+    lines = ["| model | " + " | ".join(heads) + " |", "|" + "---|" * (len(heads) + 1)]
+    met = {p: [0, 0] for p in STATEFUL_PORS}
+    for m in models:
+        cells = []
+        for key in configs:
+            r = by.get((m,) + key)
+            if r is None:
+                cells.append("")
+            elif r.get("states"):
+                cells.append("%s (%ss)" % (r["states"], r.get("time_s", "?")))
+            else:
+                cells.append(r.get("verdict", "?"))
+        lines.append("| %s | %s |" % (m, " | ".join(cells)))
+        spin = by.get((m, "spin", "POR"))
+        for p in STATEFUL_PORS:
+            w = by.get((m, "weft", "stateful " + p))
+            ok = spin and w and spin.get("states") and w.get("states") and w.get("verdict") == "verified"
+            if ok and int(w["states"]) <= int(spin["states"]):
+                met[p][0] += 1
+            if ok and float(w["time_s"]) < float(spin["time_s"]):
+                met[p][1] += 1
+    lines.append("")
+    for p in STATEFUL_PORS:
+        lines.append("weft %s: verified with no more states than SPIN's POR on %d of %d models, "
+                     "in less time on %d of %d" % (p, met[p][0], len(models), met[p][1], len(models)))
+    return "\n".join(lines)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--weft", help="the weft binary (default: go build -o /tmp/weft-stateful ./cmd/weft)")
@@ -238,6 +280,9 @@ def main(argv):
     ap.add_argument("--stateful-timeout", default="120s", type=parse_duration,
                     help="weft's --timeout for the stateful runs (default: 120s)")
     ap.add_argument("--depth", default=100000, type=int, help="pan -m, raised tenfold while pan says it is too small")
+    ap.add_argument("--pan-args", default="",
+                    help="more arguments for pan, space-separated (e.g. \"-w16\": a 2^16-slot hash table "
+                         "instead of pan's default 2^24, 128 MB, which dominates its memory and start-up)")
     ap.add_argument("--no-stateless", action="store_true", help="skip the sdpor and optimal runs")
     args = ap.parse_args(argv)
 
@@ -268,7 +313,7 @@ def main(argv):
         print("%s …" % name, file=sys.stderr)
         if os.path.exists(pml):
             for reduce in (True, False):
-                rows.append(spin_row(name, pml, reduce, args.depth, timeout=600))
+                rows.append(spin_row(name, pml, reduce, args.depth, args.pan_args.split(), timeout=600))
         else:
             rows.append({"model": name, "tool": "spin", "config": "-", "verdict": "error",
                          "note": "no Promela twin %s.pml" % name})
@@ -282,6 +327,8 @@ def main(argv):
                 rows.append(weft_row(name, weft, model, algo, ["--timeout", "%gs" % t], algo, t + 30))
 
     print(markdown(rows))
+    print()
+    print(summary(rows))
     with open(args.tsv, "w") as f:
         f.write("\t".join(COLUMNS) + "\n")
         for r in rows:

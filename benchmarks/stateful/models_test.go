@@ -3,7 +3,6 @@ package stateful_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,51 +227,64 @@ func TestPromelaModels(t *testing.T) {
 	}
 }
 
-// statefulOf explores a Weft text with the stateful mode's default
-// reduction, within a few seconds. It skips the test while the engine
-// has no stateful mode.
-func statefulOf(t *testing.T, name string, src []byte) *engine.Result {
+// statefulOf explores a Weft text with the stateful mode and the
+// reduction por ("": the default), within 10 seconds (a minute for
+// DE-S-POR, which is the slowest by far).
+func statefulOf(t *testing.T, name string, src []byte, por engine.StatefulPOR) *engine.Result {
 	t.Helper()
 	ld := lower.Load(name, src)
 	if ld.Exec == nil {
 		t.Fatalf("%s does not load: %v", name, ld.Diagnostics)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := engine.Explore(ctx, ld.Exec, engine.Options{Algorithm: engine.Stateful})
-	if err != nil && strings.Contains(err.Error(), fmt.Sprintf("unknown algorithm %q", engine.Stateful)) {
-		t.Skipf("this build's engine has no stateful mode yet (issue 29): %v", err)
+	budget := 10 * time.Second
+	if por == engine.StatefulDE {
+		budget = time.Minute
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	res, err := engine.Explore(ctx, ld.Exec, engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return res
 }
 
-// TestWeftModelsStateful: the stateful mode's default reduction verifies
-// every Weft model (complete, no bug) within a few seconds, and finds the
-// bug of each broken variant.
+// TestWeftModelsStateful: each of the stateful mode's reductions (the
+// default first) verifies every Weft model (complete, no bug) within a few
+// seconds, and finds the bug of each broken variant.
 func TestWeftModelsStateful(t *testing.T) {
-	for _, name := range models {
-		t.Run(name, func(t *testing.T) {
-			res := statefulOf(t, name+".weft", read(t, name+".weft"))
-			for _, b := range res.Bugs {
-				t.Errorf("bug: %s at %v: %s", b.Kind, b.Range.Start, b.Message)
+	pors := append([]engine.StatefulPOR{""}, engine.StatefulPORs()...)
+	for _, por := range pors {
+		label := string(por)
+		if por == "" {
+			label = "default"
+		}
+		t.Run(label, func(t *testing.T) {
+			if por == engine.StatefulDE && testing.Short() {
+				t.Skip("-short: DE-S-POR takes about 10 s on these models (queue_client alone 7 s)")
 			}
-			if !res.Complete {
-				t.Errorf("incomplete (stopped: %s)", res.Stopped)
+			for _, name := range models {
+				t.Run(name, func(t *testing.T) {
+					res := statefulOf(t, name+".weft", read(t, name+".weft"), por)
+					for _, b := range res.Bugs {
+						t.Errorf("bug: %s at %v: %s", b.Kind, b.Range.Start, b.Message)
+					}
+					if !res.Complete {
+						t.Errorf("incomplete (stopped: %s)", res.Stopped)
+					}
+				})
 			}
-		})
-	}
-	for _, m := range mutants {
-		t.Run("mutant/"+m.name, func(t *testing.T) {
-			res := statefulOf(t, m.model+".weft", mutate(t, read(t, m.model+".weft"), m.weft))
-			var kinds []engine.BugKind
-			for _, b := range res.Bugs {
-				kinds = append(kinds, b.Kind)
-			}
-			if !slices.Contains(kinds, m.want) {
-				t.Errorf("bugs of kinds %v, want one of kind %s", kinds, m.want)
+			for _, m := range mutants {
+				t.Run("mutant/"+m.name, func(t *testing.T) {
+					res := statefulOf(t, m.model+".weft", mutate(t, read(t, m.model+".weft"), m.weft), por)
+					var kinds []engine.BugKind
+					for _, b := range res.Bugs {
+						kinds = append(kinds, b.Kind)
+					}
+					if !slices.Contains(kinds, m.want) {
+						t.Errorf("bugs of kinds %v, want one of kind %s", kinds, m.want)
+					}
+				})
 			}
 		})
 	}
