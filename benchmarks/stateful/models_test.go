@@ -289,3 +289,95 @@ func TestWeftModelsStateful(t *testing.T) {
 		})
 	}
 }
+
+// script runs scripts/stateful-vs-spin.py with args and the environment
+// env (nil: this process's), returning its exit code and output.
+func script(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the comparison script cannot run")
+	}
+	// The interpreter itself, not a wrapper that needs the PATH (pyenv's
+	// shims do), so that the script can run with a PATH of the test's.
+	real, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	py = strings.TrimSpace(string(real))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, append([]string{filepath.Join("..", "..", "scripts", "stateful-vs-spin.py")}, args...)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the script did not end: %s", out)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(out)
+}
+
+// TestScriptNeedsSpin: without spin and gcc on the PATH the script stops
+// at once and says what is missing.
+func TestScriptNeedsSpin(t *testing.T) {
+	code, out := script(t, []string{"PATH=" + t.TempDir()}, "--weft", "/nonexistent")
+	if code != 2 || !strings.Contains(out, "missing: spin, gcc") {
+		t.Errorf("exit %d, output:\n%s\nwant exit 2 and a message naming spin and gcc", code, out)
+	}
+}
+
+// TestScriptKeepsFailedRuns: a weft that fails gives rows that say so, and
+// SPIN's rows are read from pan's output; no row is dropped.
+func TestScriptKeepsFailedRuns(t *testing.T) {
+	needSpin(t)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "weft")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'weft exploded' >&2\nexit 4\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tsv := filepath.Join(dir, "out.tsv")
+	code, out := script(t, nil, "--weft", fake, "--models", "tas_lock", "--no-stateless", "--pan-args=-w16", "--tsv", tsv)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	data, err := os.ReadFile(tsv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	head := strings.Split(lines[0], "\t")
+	col := func(row []string, name string) string {
+		i := slices.Index(head, name)
+		if i < 0 || i >= len(row) {
+			t.Fatalf("no column %q in %v", name, head)
+		}
+		return row[i]
+	}
+	var configs []string
+	for _, l := range lines[1:] {
+		row := strings.Split(l, "\t")
+		configs = append(configs, col(row, "tool")+" "+col(row, "config"))
+		switch col(row, "tool") {
+		case "spin":
+			if col(row, "verdict") != "verified" || col(row, "states") == "" || col(row, "states") == "0" {
+				t.Errorf("SPIN row %q: want verified with its states stored", l)
+			}
+		case "weft":
+			if col(row, "verdict") != "error" || !strings.Contains(col(row, "note"), "weft exploded") {
+				t.Errorf("weft row %q: want the error and weft's message", l)
+			}
+		}
+	}
+	want := []string{"spin POR", "spin -DNOREDUCE", "weft stateful spor", "weft stateful de", "weft stateful dl", "weft stateful none"}
+	if !slices.Equal(configs, want) {
+		t.Errorf("rows %v, want %v", configs, want)
+	}
+	if !strings.Contains(out, "| tas_lock | weft | stateful dl | error |") {
+		t.Errorf("the markdown table does not show the failed run:\n%s", out)
+	}
+}
