@@ -229,8 +229,9 @@ func TestPromelaModels(t *testing.T) {
 
 // statefulOf explores a Weft text with the stateful mode and the
 // reduction por ("": the default), within 10 seconds (a minute for
-// DE-S-POR, which is the slowest by far).
-func statefulOf(t *testing.T, name string, src []byte, por engine.StatefulPOR) *engine.Result {
+// DE-S-POR, which is the slowest by far). With want set, it stops at the
+// first bug of that kind.
+func statefulOf(t *testing.T, name string, src []byte, por engine.StatefulPOR, want engine.BugKind) *engine.Result {
 	t.Helper()
 	ld := lower.Load(name, src)
 	if ld.Exec == nil {
@@ -242,7 +243,15 @@ func statefulOf(t *testing.T, name string, src []byte, por engine.StatefulPOR) *
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	res, err := engine.Explore(ctx, ld.Exec, engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}})
+	opts := engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}}
+	if want != "" {
+		opts.OnBug = func(b *engine.Bug) {
+			if b.Kind == want {
+				cancel()
+			}
+		}
+	}
+	res, err := engine.Explore(ctx, ld.Exec, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -265,7 +274,7 @@ func TestWeftModelsStateful(t *testing.T) {
 			}
 			for _, name := range models {
 				t.Run(name, func(t *testing.T) {
-					res := statefulOf(t, name+".weft", read(t, name+".weft"), por)
+					res := statefulOf(t, name+".weft", read(t, name+".weft"), por, "")
 					for _, b := range res.Bugs {
 						t.Errorf("bug: %s at %v: %s", b.Kind, b.Range.Start, b.Message)
 					}
@@ -276,7 +285,7 @@ func TestWeftModelsStateful(t *testing.T) {
 			}
 			for _, m := range mutants {
 				t.Run("mutant/"+m.name, func(t *testing.T) {
-					res := statefulOf(t, m.model+".weft", mutate(t, read(t, m.model+".weft"), m.weft), por)
+					res := statefulOf(t, m.model+".weft", mutate(t, read(t, m.model+".weft"), m.weft), por, m.want)
 					var kinds []engine.BugKind
 					for _, b := range res.Bugs {
 						kinds = append(kinds, b.Kind)
