@@ -48,10 +48,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weft/analysis"
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/examples"
 	"weft/grammar"
 )
 
@@ -103,6 +105,9 @@ func TestExamples(t *testing.T) {
 type expectation struct {
 	bugs   []bugAt // sorted
 	traces int64   // -1: no `want traces` marker
+	// forever: a `want loops forever` marker, the model has executions
+	// that never end.
+	forever bool
 }
 
 // bugAt is a bug kind reported at a line (1-based).
@@ -125,6 +130,7 @@ var (
 	wantComment = regexp.MustCompile(`^//\s*want`)
 	wantBugs    = regexp.MustCompile(`^//\s*want:\s*(\S.*?)\s*$`)
 	wantTraces  = regexp.MustCompile(`^//\s*want traces:\s*([0-9]+)\s*$`)
+	wantForever = regexp.MustCompile(`^//\s*want loops forever\s*$`)
 )
 
 var bugKinds = []engine.BugKind{engine.BugAssertion, engine.BugDeadlock, engine.BugRuntimeError, engine.BugDataRace, engine.BugStepBound}
@@ -148,9 +154,16 @@ func parseMarkers(file *grammar.File) (expectation, error) {
 			want.traces = n
 			continue
 		}
+		if wantForever.MatchString(c.Text) {
+			if want.forever {
+				return want, fmt.Errorf("line %d: a second `want loops forever` marker", line)
+			}
+			want.forever = true
+			continue
+		}
 		m := wantBugs.FindStringSubmatch(c.Text)
 		if m == nil {
-			return want, fmt.Errorf("line %d: malformed marker %q (want `// want: KIND, …` or `// want traces: N`)", line, c.Text)
+			return want, fmt.Errorf("line %d: malformed marker %q (want `// want: KIND, …`, `// want traces: N` or `// want loops forever`)", line, c.Text)
 		}
 		for _, k := range strings.Split(m[1], ",") {
 			kind := engine.BugKind(strings.TrimSpace(k))
@@ -159,6 +172,12 @@ func parseMarkers(file *grammar.File) (expectation, error) {
 			}
 			want.bugs = append(want.bugs, bugAt{kind, line})
 		}
+	}
+	if want.forever && want.traces >= 0 {
+		return want, fmt.Errorf("`want traces` and `want loops forever` together: a model whose executions do not end has no trace count")
+	}
+	if want.forever && slices.ContainsFunc(want.bugs, func(b bugAt) bool { return b.kind == engine.BugStepBound }) {
+		return want, fmt.Errorf("a step-bound marker in a model that loops forever: the stateful mode finds no step-bound bug there, and the stateless modes' is at no fixed line")
 	}
 	slices.SortFunc(want.bugs, compareBugAt)
 	if n := len(want.bugs); n != len(slices.CompactFunc(slices.Clone(want.bugs), func(a, b bugAt) bool { return a == b })) {
@@ -194,7 +213,25 @@ var modes = []struct {
 	{"cdpor", engine.Options{Algorithm: engine.CDPOR}},
 	{"qpor-k1", engine.Options{Algorithm: engine.QPOR, QPOR: engine.QPOROptions{K: 1}}},
 	{"optimal", engine.Options{Algorithm: engine.Optimal}},
+	{"stateful-none", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulNone}}},
+	{"stateful-spor", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulSPOR}}},
+	{"stateful-de", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulDE}}},
+	{"stateful-dl", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulDL}}},
 }
+
+// exampleTimeout bounds one exploration of one example, so that a model
+// that loops forever without saying so fails instead of hanging the test
+// (the examples take well under a second in every mode).
+const exampleTimeout = time.Minute
+
+// The budget of a stateless mode on a model that loops forever: it cannot
+// finish, and must report a step-bound bug within it. The bound is small
+// so that the first execution, which runs a looping thread to it, is
+// short.
+const (
+	foreverMaxSteps   = 200
+	foreverExecutions = 300
+)
 
 // TestExpectedOutcomes explores every example in every mode and compares
 // what it finds with the example's markers.
@@ -213,6 +250,9 @@ func TestExpectedOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
+			if examples.LoopsForever(src) != want.forever {
+				t.Fatalf("%s: the markers say loops forever = %v, examples.LoopsForever %v (other packages' tests ask it): write the marker as %q, on a line of its own", name, want.forever, !want.forever, examples.ForeverMarker)
+			}
 			prog, err := lower.Lower(analysis.Check(file))
 			if err != nil {
 				t.Fatalf("lowering %s: %v", name, err)
@@ -221,7 +261,13 @@ func TestExpectedOutcomes(t *testing.T) {
 				t.Fatalf("%s has a `want traces` marker, but an atomic block whose accesses depend on what it reads: sdpor's count is not exact", name)
 			}
 			for _, mode := range modes {
-				t.Run(mode.name, func(t *testing.T) { checkOutcome(t, prog, mode.opts, want) })
+				t.Run(mode.name, func(t *testing.T) {
+					if want.forever && mode.opts.Algorithm != engine.Stateful {
+						checkStepBound(t, prog, mode.opts, want)
+						return
+					}
+					checkOutcome(t, prog, mode.opts, want)
+				})
 			}
 		})
 	}
@@ -237,21 +283,16 @@ func checkOutcome(t *testing.T, prog *engine.Program, opts engine.Options, want 
 		}
 	}
 	opts.OnRestart = func() { nonStopped = 0 }
-	res, err := engine.Explore(context.Background(), prog, opts)
-	var unsupported *engine.UnsupportedError
-	if errors.As(err, &unsupported) {
-		// The mode refuses the model rather than explore it wrongly:
-		// nothing to compare, and the test says so.
-		t.Skipf("not checked with %s: %v", opts.Algorithm, err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := explore(t, prog, opts)
 	if !res.Complete {
 		if opts.Algorithm == engine.DFS && res.Stopped == "max-executions" {
 			t.Skipf("not checked with dfs: more than %d interleavings", opts.MaxExecutions)
 		}
-		t.Fatalf("exploration incomplete (%s) after %d executions", res.Stopped, res.Executions)
+		hint := ""
+		if slices.ContainsFunc(res.Bugs, func(b *engine.Bug) bool { return b.Kind == engine.BugStepBound }) {
+			hint = " and a step-bound bug: if the model loops forever, mark it `// want loops forever`"
+		}
+		t.Fatalf("exploration incomplete (%s) after %d executions%s", res.Stopped, res.Executions, hint)
 	}
 	got := bugLines(res)
 	if !slices.Equal(got, want.bugs) {
@@ -265,11 +306,80 @@ func checkOutcome(t *testing.T, prog *engine.Program, opts engine.Options, want 
 			t.Errorf("%s does not reproduce: %v", describeBug(b), err)
 		}
 	}
+	// The stateful mode stops at a state it has seen: its executions
+	// are not one per trace.
+	if opts.Algorithm == engine.Stateful {
+		return
+	}
 	if want.traces >= 0 && opts.Algorithm == engine.CDPOR && nonStopped > want.traces {
 		t.Errorf("%d executions that do not stop (of %d), more than the %d Mazurkiewicz traces", nonStopped, res.Executions, want.traces)
 	}
 	if want.traces >= 0 && opts.Algorithm != engine.DFS && opts.Algorithm != engine.CDPOR && nonStopped != want.traces {
 		t.Errorf("%d executions that do not stop (of %d), want %d: one per Mazurkiewicz trace", nonStopped, res.Executions, want.traces)
+	}
+}
+
+// explore explores prog with opts, and skips the test where the mode
+// refuses the model or, for the stateful mode, is not built yet.
+func explore(t *testing.T, prog *engine.Program, opts engine.Options) *engine.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
+	defer cancel()
+	res, err := engine.Explore(ctx, prog, opts)
+	var unsupported *engine.UnsupportedError
+	if errors.As(err, &unsupported) {
+		// The mode refuses the model rather than explore it wrongly:
+		// nothing to compare, and the test says so.
+		t.Skipf("not checked with %s: %v", opts.Algorithm, err)
+	}
+	if err != nil && opts.Algorithm == engine.Stateful && strings.Contains(err.Error(), "unknown algorithm") {
+		t.Skipf("stateful mode not on this branch: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkStepBound explores a model that loops forever with a stateless
+// mode, within a small step bound and execution budget: the mode cannot
+// finish, and must say so with a step-bound bug. Whatever else it finds
+// within the budget must be marked (it need not find every marked bug:
+// the stateful mode is the one that checks them all), and every bug must
+// replay.
+func checkStepBound(t *testing.T, prog *engine.Program, opts engine.Options, want expectation) {
+	opts.MaxSteps = foreverMaxSteps
+	opts.MaxExecutions = foreverExecutions
+	res := explore(t, prog, opts)
+	switch res.Stopped {
+	case engine.NotStopped, engine.StoppedMaxExecutions, engine.StoppedExecutionLength:
+	default:
+		t.Fatalf("exploration stopped (%s) after %d executions, not by its budget", res.Stopped, res.Executions)
+	}
+	t.Logf("%d executions (%s), bugs: %v", res.Executions, res.Stopped, bugLines(res))
+	stepBound := false
+	for _, b := range res.Bugs {
+		if b.Kind == engine.BugStepBound {
+			stepBound = true
+			continue
+		}
+		for _, at := range bugLines(&engine.Result{Bugs: []*engine.Bug{b}}) {
+			if _, ok := slices.BinarySearchFunc(want.bugs, at, compareBugAt); !ok {
+				t.Errorf("found %s, which is not marked (no %s)", describeBug(b), at)
+				break
+			}
+		}
+	}
+	if !stepBound {
+		t.Errorf("no step-bound bug within %d executions of at most %d steps (%s, %d executions): does the model loop forever?", foreverExecutions, foreverMaxSteps, res.Stopped, res.Executions)
+		for _, b := range res.Bugs {
+			t.Logf("found %s", describeBug(b))
+		}
+	}
+	for _, b := range res.Bugs {
+		if err := engine.Reproduce(prog, b); err != nil {
+			t.Errorf("%s does not reproduce: %v", describeBug(b), err)
+		}
 	}
 }
 
@@ -303,6 +413,11 @@ thread t {
 		{"malformed", "var c int // want data-race\n", "error: line 1: malformed marker"},
 		{"two trace counts", "// want traces: 1\n// want traces: 2\nvar c int\n", "error: line 2: a second `want traces` marker"},
 		{"twice on a line", "var c int // want: assertion, assertion\n", "error: a bug kind is marked twice"},
+		{"loops forever", "// header\n// want loops forever\nvar c int\n\nthread t {\n    while true {\n        c = c + 1 // want: data-race\n    }\n}\n", "[data-race at line 7] traces -1 forever"},
+		{"loops forever twice", "// want loops forever\n// want loops forever\nvar c int\n", "error: line 2: a second `want loops forever` marker"},
+		{"loops forever misspelt", "// want loops forever!\nvar c int\n", "error: line 1: malformed marker"},
+		{"loops forever and traces", "// want loops forever\n// want traces: 2\nvar c int\n", "error: `want traces` and `want loops forever` together"},
+		{"loops forever and step-bound", "// want loops forever\nvar c int // want: step-bound\n", "error: a step-bound marker in a model that loops forever"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,6 +427,9 @@ thread t {
 			}
 			want, err := parseMarkers(file)
 			got := fmt.Sprintf("%v traces %d", want.bugs, want.traces)
+			if want.forever {
+				got += " forever"
+			}
 			if err != nil {
 				got = "error: " + err.Error()
 			}
