@@ -53,6 +53,7 @@ import (
 	"weft/analysis"
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/engine/ir"
 	"weft/examples"
 	"weft/grammar"
 )
@@ -437,5 +438,139 @@ thread t {
 				t.Errorf("got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestForeverBugsIntended: the bug the stateful mode finds in each broken
+// variant of a model that loops forever is the one the variant was
+// written to show, as its replayed trace says (the markers only say the
+// kind and line): two threads inside the critical section at once, a
+// consumer woken for an item another consumer took, every thread waiting
+// on the condition variable nobody signals any more, races between the
+// unlocked server and the clients.
+func TestForeverBugsIntended(t *testing.T) {
+	tests := []struct {
+		file  string
+		kind  engine.BugKind
+		check func(t *testing.T, src string, b *engine.Bug, trace []engine.TraceStep)
+	}{
+		{"peterson_forever_broken.weft", engine.BugAssertion, bothInside},
+		{"dekker_forever_broken.weft", engine.BugAssertion, bothInside},
+		{"prodcons_forever_if.weft", engine.BugAssertion, wokenForTakenItem},
+		{"prodcons_forever_nosignal.weft", engine.BugDeadlock, func(t *testing.T, _ string, b *engine.Bug, _ []engine.TraceStep) {
+			for _, want := range []string{"producer waits on cv notFull", "consumer[0] waits on cv notEmpty", "consumer[1] waits on cv notEmpty"} {
+				if !strings.Contains(b.Message, want) {
+					t.Errorf("deadlock %q does not say %q", b.Message, want)
+				}
+			}
+		}},
+		{"server_forever_racy.weft", engine.BugDataRace, func(t *testing.T, _ string, b *engine.Bug, _ []engine.TraceStep) {
+			server, client := b.Thread, b.Other.Thread
+			if server != "server" {
+				server, client = client, server
+			}
+			if server != "server" || !strings.HasPrefix(client, "client[") {
+				t.Errorf("a race between %s and %s, not between the server and a client", b.Thread, b.Other.Thread)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.TrimSuffix(tc.file, ".weft"), func(t *testing.T) {
+			src, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ld := lower.Load(tc.file, src)
+			if ld.Exec == nil {
+				t.Fatalf("%s does not load: %v", tc.file, ld.Diagnostics)
+			}
+			res := explore(t, ld.Exec, engine.Options{Algorithm: engine.Stateful})
+			if !res.Complete {
+				t.Fatalf("exploration incomplete (%s)", res.Stopped)
+			}
+			n := 0
+			for _, b := range res.Bugs {
+				if b.Kind != tc.kind {
+					t.Errorf("found %s, not a %s", describeBug(b), tc.kind)
+					continue
+				}
+				n++
+				if err := engine.Reproduce(ld.Exec, b); err != nil {
+					t.Fatalf("%s does not reproduce: %v", describeBug(b), err)
+				}
+				trace, err := b.Trace()
+				if err != nil {
+					t.Fatalf("the trace of %s: %v", describeBug(b), err)
+				}
+				tc.check(t, string(src), b, trace)
+			}
+			if n == 0 {
+				t.Errorf("no %s found", tc.kind)
+			}
+		})
+	}
+}
+
+// lineOf is the 1-based line of the first line of src that contains s.
+func lineOf(t *testing.T, src, s string) int {
+	t.Helper()
+	for i, line := range strings.Split(src, "\n") {
+		if strings.Contains(line, s) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line contains %q", s)
+	return 0
+}
+
+// bothInside: when the mutual exclusion assertion fails, each of the two
+// threads last stepped inside its critical section (from the increment
+// of inside to its decrement): both are in it at once.
+func bothInside(t *testing.T, src string, b *engine.Bug, trace []engine.TraceStep) {
+	if !strings.Contains(b.Message, "mutual exclusion") {
+		t.Errorf("the assertion that failed says %q", b.Message)
+	}
+	from, to := lineOf(t, src, "inside = inside + 1"), lineOf(t, src, "inside = inside - 1")
+	last := map[string]int{}
+	for _, s := range trace {
+		last[s.Thread] = s.Range.Start.Line + 1
+	}
+	if len(last) != 2 {
+		t.Fatalf("%d threads step in the trace, want 2", len(last))
+	}
+	for th, line := range last {
+		if line < from || line > to {
+			t.Errorf("%s last stepped at line %d, outside the critical section (lines %d to %d)", th, line, from, to)
+		}
+	}
+}
+
+// wokenForTakenItem: the consumer whose assertion fails last waited on
+// notEmpty, and between its wait and its failure the other consumer
+// took an item (wrote count).
+func wokenForTakenItem(t *testing.T, _ string, b *engine.Bug, trace []engine.TraceStep) {
+	if !strings.Contains(b.Message, "a consumer takes a full slot") {
+		t.Errorf("the assertion that failed says %q", b.Message)
+	}
+	waited := -1
+	for i, s := range trace {
+		if s.Thread == b.Thread && s.Kind == ir.EvWait {
+			waited = i
+		}
+	}
+	if waited < 0 {
+		t.Fatalf("%s never waits in the trace", b.Thread)
+	}
+	if trace[waited].Object != "notEmpty" {
+		t.Errorf("%s last waits on %q, not notEmpty", b.Thread, trace[waited].Object)
+	}
+	took := false
+	for _, s := range trace[waited+1:] {
+		if s.Thread != b.Thread && strings.HasPrefix(s.Thread, "consumer[") && s.Kind == ir.EvWrite && s.Object == "count" {
+			took = true
+		}
+	}
+	if !took {
+		t.Errorf("no other consumer takes an item between %s's wait and its failure", b.Thread)
 	}
 }
