@@ -24,16 +24,27 @@
 //     meaningful: when some execution runs into the step bound, or some
 //     atomic block's accesses depend on what it reads (then sdpor may
 //     explore a trace twice).
+//   - `// want loops forever`, once, in the header (examples.ForeverMarker,
+//     which the tests of other packages read through
+//     examples.LoopsForever): the model has executions that never end (a
+//     server loop, a lock taken and released forever). Only the stateful
+//     mode can finish it. Not with `want traces` nor a step-bound marker.
 //
-// In every mode (sdpor, cdpor, qpor with k = 1, optimal, and dfs where the
-// example has few enough interleavings) the set of (kind, line) pairs of
-// the bugs found must equal the markers' set exactly. The POR modes must
-// also explore exactly N executions that do not stop (cdpor at most N: it
-// merges traces that differ only in the order of steps that commute where
-// they meet); dfs explores one
-// per interleaving, and engine's TestExamples checks that its traces are
-// the POR modes' ones. Any other comment starting with "want" is an error,
-// so a misspelt marker cannot silently check nothing.
+// In every mode (sdpor, cdpor, qpor with k = 1, optimal, dfs where the
+// example has few enough interleavings, and the stateful mode with each
+// of its reductions: none, spor, de, dl) the set of (kind, line) pairs of
+// the bugs found must equal the markers' set exactly, and every bug must
+// replay. The POR modes must also explore exactly N executions that do
+// not stop (cdpor at most N: it merges traces that differ only in the
+// order of steps that commute where they meet); dfs explores one per
+// interleaving, and engine's TestExamples checks that its traces are the
+// POR modes' ones; the stateful mode stops at states it has seen, so its
+// executions are not counted. A model that loops forever is held to its
+// markers by the stateful mode alone; each stateless mode explores it
+// with a small step bound and execution budget and must report a
+// step-bound bug, and nothing unmarked besides. Any other comment
+// starting with "want" is an error, so a misspelt marker cannot silently
+// check nothing.
 package examples_test
 
 import (
