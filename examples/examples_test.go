@@ -452,7 +452,7 @@ thread t {
 	}
 }
 
-// TestForeverBugsIntended: the bug the stateful mode finds in each broken
+// TestForeverBugsIntended: the bug the stateful mode (each reduction) finds in each broken
 // variant of a model that loops forever is the one the variant was
 // written to show, as its replayed trace says (the markers only say the
 // kind and line): two threads inside the critical section at once, a
@@ -495,28 +495,32 @@ func TestForeverBugsIntended(t *testing.T) {
 			if ld.Exec == nil {
 				t.Fatalf("%s does not load: %v", tc.file, ld.Diagnostics)
 			}
-			res := explore(t, ld.Exec, engine.Options{Algorithm: engine.Stateful})
-			if !res.Complete {
-				t.Fatalf("exploration incomplete (%s)", res.Stopped)
-			}
-			n := 0
-			for _, b := range res.Bugs {
-				if b.Kind != tc.kind {
-					t.Errorf("found %s, not a %s", describeBug(b), tc.kind)
-					continue
-				}
-				n++
-				if err := engine.Reproduce(ld.Exec, b); err != nil {
-					t.Fatalf("%s does not reproduce: %v", describeBug(b), err)
-				}
-				trace, err := b.Trace()
-				if err != nil {
-					t.Fatalf("the trace of %s: %v", describeBug(b), err)
-				}
-				tc.check(t, string(src), b, trace)
-			}
-			if n == 0 {
-				t.Errorf("no %s found", tc.kind)
+			for _, por := range engine.StatefulPORs() {
+				t.Run(string(por), func(t *testing.T) {
+					res := explore(t, ld.Exec, engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}})
+					if !res.Complete {
+						t.Fatalf("exploration incomplete (%s)", res.Stopped)
+					}
+					n := 0
+					for _, b := range res.Bugs {
+						if b.Kind != tc.kind {
+							t.Errorf("found %s, not a %s", describeBug(b), tc.kind)
+							continue
+						}
+						n++
+						if err := engine.Reproduce(ld.Exec, b); err != nil {
+							t.Fatalf("%s does not reproduce: %v", describeBug(b), err)
+						}
+						trace, err := b.Trace()
+						if err != nil {
+							t.Fatalf("the trace of %s: %v", describeBug(b), err)
+						}
+						tc.check(t, string(src), b, trace)
+					}
+					if n == 0 {
+						t.Errorf("no %s found", tc.kind)
+					}
+				})
 			}
 		})
 	}
