@@ -331,8 +331,8 @@ func checkOutcome(t *testing.T, prog *engine.Program, opts engine.Options, want 
 	}
 }
 
-// explore explores prog with opts, and skips the test where the mode
-// refuses the model or, for the stateful mode, is not built yet.
+// explore explores prog with opts within exampleTimeout, and skips the
+// test where the mode refuses the model.
 func explore(t *testing.T, prog *engine.Program, opts engine.Options) *engine.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
@@ -343,9 +343,6 @@ func explore(t *testing.T, prog *engine.Program, opts engine.Options) *engine.Re
 		// The mode refuses the model rather than explore it wrongly:
 		// nothing to compare, and the test says so.
 		t.Skipf("not checked with %s: %v", opts.Algorithm, err)
-	}
-	if err != nil && opts.Algorithm == engine.Stateful && strings.Contains(err.Error(), "unknown algorithm") {
-		t.Skipf("stateful mode not on this branch: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
