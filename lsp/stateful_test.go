@@ -1,0 +1,206 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"weft/engine"
+	"weft/replay"
+)
+
+// tasForever is a test-and-set spin lock whose workers take and release
+// it forever: a stateless check can only reach the step bound; the
+// stateful one verifies it.
+const tasForever = `var locked atomic bool
+var counter int
+
+thread worker[i in 0..2] {
+    while true {
+        var got bool = false
+        while !got {
+            atomic {
+                if !locked {
+                    locked = true
+                    got = true
+                }
+            }
+        }
+        counter = counter + 1
+        assert counter == 1, "mutual exclusion"
+        counter = counter - 1
+        locked = false
+    }
+}
+`
+
+// tasBroken is tasForever with the test and the set apart: two workers
+// can both find the lock free, and mutual exclusion fails.
+const tasBroken = `var locked atomic bool
+var counter atomic int
+
+thread worker[i in 0..2] {
+    while true {
+        var got bool = false
+        while !got {
+            var was bool = locked
+            if !was {
+                locked = true
+                got = true
+            }
+        }
+        counter = counter + 1
+        assert counter == 1, "mutual exclusion"
+        counter = counter - 1
+        locked = false
+    }
+}
+`
+
+// cyclesUntilStopped has no endless loop, but a stateless check reaches
+// the step bound: a runs round its loop as long as b has not stopped it.
+const cyclesUntilStopped = `var stop atomic bool
+var x int
+
+thread a {
+    var i int = 0
+    while !stop {
+        i = (i + 1) % 2
+        x = i
+    }
+}
+
+thread b {
+    stop = true
+}
+`
+
+// TestStatefulEscalation: a model that loops forever, or whose stateless
+// check reaches the step bound, is checked statefully, and the status
+// says so (mode, why); a verified one keeps no step-bound diagnostic, a
+// buggy one gets its bugs with replayable traces; a plain client (no
+// weft/status) hears of it through window/logMessage and the bugs'
+// related information.
+func TestStatefulEscalation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		model string
+		state string
+		why   string // in the status's modeWhy
+		bug   string // the code of the bug expected, if any
+	}{
+		{"spin lock forever", tasForever, stateVerified, "loops forever", ""},
+		{"broken spin lock forever", tasBroken, stateBugs, "loops forever", "assertion"},
+		{"step bound of a stateless check", cyclesUntilStopped, stateVerified, "reached the step bound", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startServer(t, map[string]any{"idleDelayMs": 0, "maxSteps": 1000})
+			u := c.open("m.weft", tc.model)
+			c.waitFor("the stateful verdict", 60*time.Second, func() bool {
+				st, ok := c.latestStatus(u)
+				return ok && st.State == tc.state && st.Complete
+			})
+			c.mu.Lock()
+			st, _ := c.latestStatus(u)
+			p, _ := c.latestDiags(u)
+			logs := strings.Join(c.logs, "\n")
+			c.mu.Unlock()
+			if st.Mode != string(engine.Stateful) || st.Algorithm != string(engine.Stateful) || !strings.Contains(st.ModeWhy, tc.why) {
+				t.Errorf("status %+v: want mode and algorithm stateful, why saying %q", st, tc.why)
+			}
+			if !strings.Contains(st.Message, "state") || !strings.Contains(st.Message, tc.why) {
+				t.Errorf("status message %q: want the states and why", st.Message)
+			}
+			if hasCode(p.diags, string(engine.BugStepBound)) {
+				t.Errorf("a step-bound diagnostic after the stateful verdict: %+v", p.diags)
+			}
+			if !strings.Contains(logs, "stateful check: ") || !strings.Contains(logs, tc.why) {
+				t.Errorf("window/logMessage does not say the stateful check and why:\n%s", logs)
+			}
+			if tc.bug == "" {
+				if len(p.diags) != 0 {
+					t.Errorf("diagnostics of a verified model: %+v", p.diags)
+				}
+				return
+			}
+			var bugID string
+			for _, d := range p.diags {
+				if codeOf(d) != tc.bug {
+					continue
+				}
+				var data bugData
+				if err := json.Unmarshal(d.Data, &data); err != nil {
+					t.Fatal(err)
+				}
+				bugID = data.BugID
+				said := false
+				for _, r := range d.RelatedInformation {
+					said = said || strings.HasPrefix(r.Message, "found by a stateful check: ")
+				}
+				if !said {
+					t.Errorf("the %s diagnostic does not say the stateful check found it: %+v", tc.bug, d.RelatedInformation)
+				}
+			}
+			if bugID == "" {
+				t.Fatalf("no %s diagnostic: %+v", tc.bug, p.diags)
+			}
+			res, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdTrace, Arguments: []protocol.LSPAny{rawJSON(string(u)), rawJSON(bugID)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr replay.Document
+			if err := json.Unmarshal(res, &tr); err != nil {
+				t.Fatal(err)
+			}
+			if tr.Kind != tc.bug || len(tr.Steps) == 0 {
+				t.Errorf("the trace of the %s: kind %q, %d steps", tc.bug, tr.Kind, len(tr.Steps))
+			}
+		})
+	}
+}
+
+// hugeForever loops forever through more states than any check visits.
+const hugeForever = `var c [3]int
+
+thread w[i in 0..3] {
+    var k int = 0
+    while true {
+        k = (k + 1) % 1000000
+        c[i] = k
+    }
+}
+`
+
+// TestStatefulCancelledByEdit: an edit cancels a stateful check like any
+// other, within a second.
+func TestStatefulCancelledByEdit(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0, "quickBudgetMs": 600000})
+	u := c.open("huge.weft", hugeForever)
+	c.waitFor("the stateful check running", 20*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateChecking && !st.Waiting && st.Algorithm == string(engine.Stateful) && st.States > 0
+	})
+	time.Sleep(500 * time.Millisecond)
+	edited := time.Now()
+	c.change(u, 2, whole("var x int\n\nthread t {\n    x = 1\n}\n"))
+	c.waitFor("the new version's status", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Version == 2
+	})
+	took := time.Since(edited)
+	t.Logf("the new version's first status %v after the edit", took)
+	if took > time.Second {
+		t.Errorf("the stateful check ran on %v after the edit, want at most a second", took)
+	}
+	c.waitFor("the new version verified", 20*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Version == 2 && st.State == stateVerified
+	})
+}
+
+var _ = uri.URI("")
