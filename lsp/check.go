@@ -226,7 +226,10 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	st := d.finalStatus(snap, p, res)
 	set := d.s.currentSettings()
 	if p.stateful != "" {
-		d.s.clientLog(protocol.MessageTypeInfo, fmt.Sprintf("weft: %s: stateful check: %s", docName(d.uri), st.words()))
+		// Logged once the status is set, so that the lens a client
+		// asks for on reading the log says the same.
+		msg := fmt.Sprintf("weft: %s: stateful check: %s", docName(d.uri), st.words())
+		defer d.s.clientLog(protocol.MessageTypeInfo, msg)
 	}
 	// A stateless check that reached the step bound may have met a loop
 	// that does not end rather than a bug: a stateful check decides.

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,9 +102,10 @@ func TestStatefulEscalation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startServer(t, map[string]any{"idleDelayMs": 0, "maxSteps": 1000})
 			u := c.open("m.weft", tc.model)
-			c.waitFor("the stateful verdict", 60*time.Second, func() bool {
+			c.waitFor("the stateful verdict, in the status and the log", 60*time.Second, func() bool {
 				st, ok := c.latestStatus(u)
-				return ok && st.State == tc.state && st.Complete
+				logged := slices.ContainsFunc(c.logs, func(l string) bool { return strings.Contains(l, "m.weft: stateful check: ") })
+				return ok && st.State == tc.state && st.Complete && logged
 			})
 			c.mu.Lock()
 			st, _ := c.latestStatus(u)
@@ -204,3 +206,36 @@ func TestStatefulCancelledByEdit(t *testing.T) {
 }
 
 var _ = uri.URI("")
+
+// TestStatefulPlainClient: a client that takes no weft/status still sees
+// that the model was checked statefully, and why: in window/logMessage
+// and in the status lens.
+func TestStatefulPlainClient(t *testing.T) {
+	c := startServerWith(t, map[string]any{"idleDelayMs": 0}, clientConfig{noWeftStatus: true})
+	u := c.open("tas.weft", tasForever)
+	c.waitFor("the stateful verdict in the log", 60*time.Second, func() bool {
+		for _, l := range c.logs {
+			if strings.Contains(l, "tas.weft: stateful check: ✓ Verified") {
+				return true
+			}
+		}
+		return false
+	})
+	c.mu.Lock()
+	logs := strings.Join(c.logs, "\n")
+	custom := c.custom
+	c.mu.Unlock()
+	if !strings.Contains(logs, "the model loops forever (the `while true` loop at line 5") {
+		t.Errorf("the log does not say why the check is stateful:\n%s", logs)
+	}
+	if custom != 0 {
+		t.Errorf("%d custom notifications sent to a client that did not opt in", custom)
+	}
+	lenses, err := c.server.CodeLens(context.Background(), &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) == 0 || !strings.HasPrefix(lenses[0].Command.Title, "✓ Verified") || !strings.Contains(lenses[0].Command.Title, "checked statefully") {
+		t.Errorf("the status lens %+v does not say verified, statefully", lenses)
+	}
+}

@@ -362,6 +362,7 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 		defer cancel()
 	}
 	prog := newProgress(stderr, path, f.quiet)
+	prog.stateful = opts.Algorithm == engine.Stateful
 	opts.OnProgress, opts.ProgressInterval = prog.update, progressTick
 	if !f.quiet {
 		opts.OnBug = func(b *engine.Bug) {

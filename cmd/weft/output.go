@@ -96,6 +96,8 @@ func printResult(w io.Writer, c *checked) {
 	switch {
 	case res.Stopped == engine.StoppedBitstate:
 		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): coverage is partial, some states may not have been explored"
+	case !res.Complete && res.Algorithm == engine.Stateful:
+		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every state was explored"
 	case !res.Complete:
 		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every execution was explored"
 	}

@@ -102,6 +102,9 @@ func TestStatefulReportEnds(t *testing.T) {
 		{"exact states", engine.Result{Stats: stats, Algorithm: engine.Stateful, Complete: true},
 			true, []string{"states stored whole (--exact-states): no state can be missed by a collision", "verified for every interleaving"},
 			[]string{"probability"}},
+		{"time budget", engine.Result{Stats: stats, Algorithm: engine.Stateful, Stopped: engine.StoppedTimeout, MissProbability: 1e-30},
+			false, []string{"INCOMPLETE (the time budget ran out): not every state was explored", "nothing is verified"},
+			[]string{"verified for every", "execution"}},
 		{"bitstate", engine.Result{Stats: stats, Algorithm: engine.Stateful, Stopped: engine.StoppedBitstate, MissProbability: 1e-30},
 			false, []string{"INCOMPLETE", "coverage is partial", "bitstate hashing", "nothing is verified"},
 			[]string{"verified for every", "probability"}},
@@ -168,5 +171,17 @@ func TestStatefulHint(t *testing.T) {
 				t.Errorf("JSON hint %+v, want algo stateful, reason %s, line %d, a message", out.Hint, tc.reason, tc.line)
 			}
 		})
+	}
+}
+
+// TestStatefulProgress: the progress of a stateful check counts states
+// and transitions, not executions (it counts none).
+func TestStatefulProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, "m.weft", false)
+	p.stateful = true
+	p.update(engine.Stats{States: 4000, Transitions: 5000, Matched: 1000, Elapsed: 2 * time.Second})
+	if got := out.String(); !strings.Contains(got, "m.weft: 4000 states (2000/s), 5000 transitions, 1000 matched") || strings.Contains(got, "execution") {
+		t.Errorf("progress %q: want states, transitions and matched, no executions", got)
 	}
 }
