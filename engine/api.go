@@ -176,6 +176,11 @@ type StatefulOptions struct {
 	// and the source-set reductions explore such a step alone. Nil: none
 	// known (spawns, joins and chooses are invisible all the same).
 	Invisible map[ir.Site]bool
+	// RaceFree marks, per location, the words no two accesses of which
+	// can race, from a static analysis (analysis/access:
+	// Summary.RaceFreeWords): a state keeps no pending data races on
+	// them (nil: none known).
+	RaceFree []bool
 }
 
 // CDPOROptions are what CDPOR takes beside the common options.

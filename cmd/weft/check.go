@@ -314,14 +314,15 @@ func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.O
 			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
 		}
 	}
-	if opts.Algorithm == engine.Stateful && opts.Stateful.POR != engine.StatefulNone {
+	if opts.Algorithm == engine.Stateful {
 		// The steps no other thread's step depends with (S-POR's
-		// invisible steps), from the static access analysis.
-		sites, err := invisibleSites(ctx, ld)
+		// invisible steps) and the words that cannot race, from the
+		// static access analysis.
+		sites, free, err := statefulFacts(ctx, ld)
 		if err == nil {
-			opts.Stateful.Invisible = sites
+			opts.Stateful.Invisible, opts.Stateful.RaceFree = sites, free
 		} else if warn != nil {
-			fmt.Fprintf(warn, "%s: invisible steps not computed (%v): the reduction takes every step as visible\n", prefix, err)
+			fmt.Fprintf(warn, "%s: static facts not computed (%v): every step is taken as visible and every word as racy\n", prefix, err)
 		}
 	}
 	return engine.Explore(ctx, ld.Exec, opts)
@@ -409,18 +410,21 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	return out
 }
 
-// invisibleSites are the instructions of ld whose steps no step of
-// another thread is dependent with (access.Summary.InvisibleSites).
-func invisibleSites(ctx context.Context, ld *lower.Loaded) (map[ir.Site]bool, error) {
+// statefulFacts are what the static access analysis tells the stateful
+// mode about ld: the instructions whose steps no step of another thread
+// is dependent with (access.Summary.InvisibleSites), and the words that
+// cannot race (access.Summary.RaceFreeWords).
+func statefulFacts(ctx context.Context, ld *lower.Loaded) (map[ir.Site]bool, []bool, error) {
 	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sites, ok := sum.InvisibleSites(ctx)
-	if !ok {
-		return nil, ctx.Err()
+	free, ok2 := sum.RaceFreeWords(ctx)
+	if !ok || !ok2 {
+		return nil, nil, ctx.Err()
 	}
-	return sites, nil
+	return sites, free, nil
 }
 
 // The reasons of a hint (hintJSON.Reason).

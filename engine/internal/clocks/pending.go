@@ -43,10 +43,11 @@ type Pending struct {
 }
 
 // PendingRaces calls f for each location that can race (neither an
-// atomic variable nor a mutex) and each access of its race chain that a
-// live thread is not ordered after, newest first (see "Pending races").
-// live says which threads may still access memory.
-func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f func(loc int32, p Pending)) {
+// atomic variable nor a mutex, nor marked in raceFree) and each access of
+// its race chain that a live thread is not ordered after, newest first
+// (see "Pending races"). live says which threads may still access
+// memory.
+func (c *Clocks) PendingRaces(locs []ir.Location, raceFree []bool, live func(t int32) bool, f func(loc int32, p Pending)) {
 	if c.Off {
 		return
 	}
@@ -61,7 +62,7 @@ func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f fun
 		}
 	}
 	for loc, head := range c.raceHead {
-		if head < 0 || locs[loc].Atomic || locs[loc].Mutex {
+		if head < 0 || locs[loc].Atomic || locs[loc].Mutex || loc < len(raceFree) && raceFree[loc] {
 			continue
 		}
 		for h := head; h >= 0; h = c.accs[h].race.prev {
