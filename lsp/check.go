@@ -307,9 +307,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	stateful := engine.StatefulOptions{POR: engine.StatefulPOR(set.Stateful.POR)}
 	if algo == engine.Stateful {
 		d.s.clientLog(protocol.MessageTypeInfo, fmt.Sprintf("weft: %s: %s (stateful, --stateful-por %s)", docName(d.uri), p.stateful, stateful.POR))
-		if stateful.POR != engine.StatefulNone {
-			stateful.Invisible = invisibleSites(ctx, snap)
-		}
+		stateful.Invisible, stateful.RaceFree = statefulFacts(ctx, snap)
 	}
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
 	if algo == engine.Stateful {
@@ -633,19 +631,23 @@ func (s *Server) WorkDoneProgressCancel(ctx context.Context, params *protocol.Wo
 	return nil
 }
 
-// invisibleSites are the instructions of snap whose steps no step of
-// another thread is dependent with (access.Summary.InvisibleSites), from
-// the snapshot's access facts (the hover's, computed once), within ctx;
-// nil when they are not known (the stateful mode then takes every step
-// as visible, which is sound).
-func invisibleSites(ctx context.Context, snap *snapshot) map[ir.Site]bool {
+// statefulFacts are what the static access analysis tells the stateful
+// mode about snap, as weft check gives it: the instructions whose steps
+// no step of another thread is dependent with
+// (access.Summary.InvisibleSites) and the words that cannot race
+// (access.Summary.RaceFreeWords), from the snapshot's access facts (the
+// hover's, computed once), within ctx. Nil when not known: the stateful
+// mode then takes every step as visible and every word as racy, which
+// is sound.
+func statefulFacts(ctx context.Context, snap *snapshot) (map[ir.Site]bool, []bool) {
 	f, _, err := snap.facts(ctx)
 	if err != nil || f == nil {
-		return nil
+		return nil, nil
 	}
 	sites, ok := f.sum.InvisibleSites(ctx)
-	if !ok {
-		return nil
+	free, ok2 := f.sum.RaceFreeWords(ctx)
+	if !ok || !ok2 {
+		return nil, nil
 	}
-	return sites
+	return sites, free
 }

@@ -67,9 +67,10 @@
 // is followed, when Settings.Escalate, by a stateful check with the next
 // escalation budget: the bound may be a loop that comes back to a state
 // it was in, which the stateful mode explores once and does not report.
-// The stateful checks use Settings.Stateful.POR and the invisible steps
-// of the snapshot's access facts (the hover's, computed once, within the
-// check's context; unknown, every step counts as visible). weft/status
+// The stateful checks use Settings.Stateful.POR, and the invisible steps
+// and race-free words of the snapshot's access facts, as weft check does
+// (the hover's facts, computed once, within the check's context;
+// unknown, every step counts as visible and every word as racy). weft/status
 // says "mode": "stateful" and why (modeWhy), and counts states; a
 // complete stateful check removes the stateless checks' step-bound bugs
 // its own list lacks. Clients that do not take weft/status see it in the

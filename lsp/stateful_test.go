@@ -3,6 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -237,5 +240,59 @@ func TestStatefulPlainClient(t *testing.T) {
 	}
 	if len(lenses) == 0 || !strings.HasPrefix(lenses[0].Command.Title, "✓ Verified") || !strings.Contains(lenses[0].Command.Title, "checked statefully") {
 		t.Errorf("the status lens %+v does not say verified, statefully", lenses)
+	}
+}
+
+// lockServer is a server loop under a mutex: its words cannot race
+// (analysis/access.RaceFreeWords), which the stateful mode must be told
+// to match its states as weft check does.
+const lockServer = `var m mutex
+var x int
+
+thread w[i in 0..3] {
+    while true {
+        lock(m)
+        x = x + 1
+        assert x == 1, "one at a time"
+        x = x - 1
+        unlock(m)
+    }
+}
+`
+
+// TestStatefulSameAsCLI: the server's stateful check is weft check
+// --algo stateful's, with the same static facts (invisible steps,
+// race-free words): the same verdict over the same number of states.
+func TestStatefulSameAsCLI(t *testing.T) {
+	bin := buildWeft(t)
+	for _, tc := range []struct{ name, model string }{{"lock server", lockServer}, {"spin lock", tasForever}, {"broken spin lock", tasBroken}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.weft")
+			if err := os.WriteFile(path, []byte(tc.model), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := exec.Command(bin, "check", "--algo", "stateful", "--json", "--quiet", path).Output()
+			var cli struct {
+				Status   string `json:"status"`
+				Stateful struct {
+					States int64 `json:"states"`
+				} `json:"stateful"`
+			}
+			if err := json.Unmarshal(out, &cli); err != nil {
+				t.Fatalf("weft check's JSON: %v\n%s", err, out)
+			}
+			c := startServer(t, map[string]any{"idleDelayMs": 0})
+			u := c.open("m.weft", tc.model)
+			c.waitFor("a complete stateful check", 60*time.Second, func() bool {
+				st, ok := c.latestStatus(u)
+				return ok && st.Complete && st.Algorithm == string(engine.Stateful)
+			})
+			c.mu.Lock()
+			st, _ := c.latestStatus(u)
+			c.mu.Unlock()
+			if st.State != cli.Status || st.States != cli.Stateful.States {
+				t.Errorf("the server: %s over %d states; weft check: %s over %d", st.State, st.States, cli.Status, cli.Stateful.States)
+			}
+		})
 	}
 }
