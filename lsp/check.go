@@ -306,7 +306,9 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	}
 	stateful := engine.StatefulOptions{POR: engine.StatefulPOR(set.Stateful.POR)}
 	if algo == engine.Stateful {
-		d.s.clientLog(protocol.MessageTypeInfo, fmt.Sprintf("weft: %s: %s (stateful, --stateful-por %s)", docName(d.uri), p.stateful, stateful.POR))
+		if p.stateful != "" {
+			d.s.clientLog(protocol.MessageTypeInfo, fmt.Sprintf("weft: %s: %s (stateful, --stateful-por %s)", docName(d.uri), p.stateful, stateful.POR))
+		}
 		stateful.Invisible, stateful.RaceFree = statefulFacts(ctx, snap)
 	}
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
