@@ -395,7 +395,10 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	c := &checked{path: path, src: src, flags: f, prog: ld.Exec, res: res}
 	status, warnings := engine.Verdict(ld.Exec, res)
 	c.status, c.warnings = string(status), warnings
-	c.hint = statefulHint(path, ld.Program, res)
+	if engine.Unsupported(ld.Exec, engine.Options{Algorithm: engine.Stateful, SpuriousWakeups: opts.SpuriousWakeups}) == nil {
+		// Never suggest a mode that would refuse the model.
+		c.hint = statefulHint(path, ld.Program, res)
+	}
 	if !f.json {
 		printResult(stdout, c)
 		if c.hint != nil {

@@ -55,6 +55,27 @@ thread b {
 }
 `
 
+// waitsForever waits on a condition variable forever: with spurious
+// wake-ups (which the stateful mode does not explore) it reaches the step
+// bound.
+const waitsForever = `var m mutex
+var c cond
+
+thread a {
+    while true {
+        lock(m)
+        wait(c, m)
+        unlock(m)
+    }
+}
+
+thread b {
+    lock(m)
+    signal(c)
+    unlock(m)
+}
+`
+
 // TestStatefulReport: the human report of a stateful check says what was
 // stored and explored, and what its verdict rests on, instead of the
 // stateless counts (executions, longest execution).
@@ -135,6 +156,7 @@ func TestStatefulReportEnds(t *testing.T) {
 func TestStatefulHint(t *testing.T) {
 	tas := writeFile(t, "tas.weft", tasForever)
 	blocked := writeFile(t, "blocked.weft", blockedForever)
+	waits := writeFile(t, "waits.weft", waitsForever)
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -145,6 +167,7 @@ func TestStatefulHint(t *testing.T) {
 		{"step-bound bug, dfs", []string{"--algo", "dfs", "--max-steps", "200", "--max-bugs", "1", tas}, hintStepBound, 17},
 		{"endless loop, cut before any step-bound bug", []string{"--algo", "dfs", "--max-executions", "1", blocked}, hintEndlessLoop, 9},
 		{"stateful", []string{"--algo", "stateful", tas}, "", 0},
+		{"a mode the stateful one would refuse", []string{"--algo", "dfs", "--spurious-wakeups", "--max-steps", "200", "--max-bugs", "1", waits}, "", 0},
 		{"no loop", []string{"--algo", "sdpor", "../../examples/lost_update.weft"}, "", 0},
 		{"a bounded loop, complete", []string{"--algo", "sdpor", "../../examples/spinlock.weft"}, "", 0},
 	} {
