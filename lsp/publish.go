@@ -40,7 +40,7 @@ type status struct {
 	Why        string  `json:"why,omitempty"` // why incomplete, in words
 	// Stopped is why the exploration stopped early, as the engine names
 	// it ("timeout", "cancelled", "max-executions", "max-bugs",
-	// "execution-length", "memory"; engine.StopReason); empty when it
+	// "execution-length", "memory", "bitstate"; engine.StopReason); empty when it
 	// did not, and when the check failed (Why then says how).
 	Stopped    engine.StopReason `json:"stopped,omitempty"`
 	Waiting    bool              `json:"waiting"`    // checking: waiting for a pause in typing or a free slot
