@@ -1,6 +1,10 @@
 package clocks
 
-import "weft/engine/ir"
+import (
+	"slices"
+
+	"weft/engine/ir"
+)
 
 // Pending races
 //
@@ -52,12 +56,14 @@ func (c *Clocks) PendingRaces(locs []ir.Location, raceFree []bool, live func(t i
 		return
 	}
 	n := int32(len(c.lastEv))
-	syncs := make([]Clock, n)
-	alive := make([]bool, n)
-	set := make([]uint64, (n+63)/64)
+	ps := &c.pend
+	ps.syncs = slices.Grow(ps.syncs[:0], int(n))[:n]
+	ps.alive = slices.Grow(ps.alive[:0], int(n))[:n]
+	ps.set = slices.Grow(ps.set[:0], int(n+63)/64)[:(n+63)/64]
+	syncs, alive, set := ps.syncs, ps.alive, ps.set
 	for t := int32(0); t < n; t++ {
-		if live(t) {
-			alive[t] = true
+		alive[t] = live(t)
+		if alive[t] {
 			_, syncs[t] = c.ThreadClocks(t)
 		}
 	}
@@ -84,4 +90,11 @@ func (c *Clocks) PendingRaces(locs []ir.Location, raceFree []bool, live func(t i
 			}
 		}
 	}
+}
+
+// pendingScratch is PendingRaces' scratch, kept between calls.
+type pendingScratch struct {
+	syncs []Clock
+	alive []bool
+	set   []uint64
 }

@@ -349,7 +349,9 @@ func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
 func (x *explorer) account() {
 	n := x.vis.bytes() + x.g.bytes()
 	x.w.Stats.VisitedBytes = max(x.w.Stats.VisitedBytes, n)
-	if x.cfg.Bitstate && !x.bitMode && x.budget > 0 && n >= x.budget {
+	// The table doubles as it fills: go over before the doubling would
+	// pass the share.
+	if x.cfg.Bitstate && !x.bitMode && x.budget > 0 && n+x.vis.growthBytes() >= x.budget {
 		x.bitMode = true
 		x.onStack = map[key]int32{}
 		x.vis.bits = make([]uint64, max(x.w.Opts.MaxMemory/8/8, 1<<10))
