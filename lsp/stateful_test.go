@@ -265,7 +265,21 @@ thread w[i in 0..3] {
 // race-free words): the same verdict over the same number of states.
 func TestStatefulSameAsCLI(t *testing.T) {
 	bin := buildWeft(t)
-	for _, tc := range []struct{ name, model string }{{"lock server", lockServer}, {"spin lock", tasForever}, {"broken spin lock", tasBroken}} {
+	cases := []struct{ name, model string }{{"lock server", lockServer}, {"spin lock", tasForever}, {"broken spin lock", tasBroken}}
+	// The models of the comparison with SPIN, each of which loops
+	// forever.
+	paths, err := filepath.Glob("../benchmarks/stateful/*.weft")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no models in benchmarks/stateful: %v", err)
+	}
+	for _, p := range paths {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct{ name, model string }{filepath.Base(p), string(text)})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.weft")
 			if err := os.WriteFile(path, []byte(tc.model), 0o644); err != nil {
