@@ -102,10 +102,12 @@ type Options struct {
 	// slows the exploration down. Each access of a coarse step's tail is
 	// passed as a step of its own.
 	OnExecution func(events []Event, m *Machine)
-	// OnRestart, if set, is called when the exploration starts over with
-	// every access a scheduling point, the program having turned out to
-	// have a data race (see "Coarse steps" in engine/internal/driver):
-	// the executions and statistics seen so far do not count.
+	// OnRestart, if set, is called when the exploration starts over, the
+	// executions and statistics seen so far not counting: with every
+	// access a scheduling point, the program having turned out to have a
+	// data race (see "Coarse steps" in engine/internal/driver); or, in
+	// the stateful mode, matching states by depth, a step having gone
+	// past MaxSteps (see "The step bound" in engine/internal/stateful).
 	OnRestart func()
 
 	// EveryAccess makes every shared access a scheduling point from the
@@ -168,6 +170,12 @@ type StatefulOptions struct {
 	// its share of MaxMemory, instead of stopping (StoppedMemory): the
 	// exploration then may skip states, and says so (StoppedBitstate).
 	Bitstate bool
+	// Invisible are the instructions (ir.Site: body index, pc) whose
+	// steps no step of another thread is ever dependent with, from a
+	// static analysis (analysis/access: Summary.InvisibleSites); S-POR
+	// and the source-set reductions explore such a step alone. Nil: none
+	// known (spawns, joins and chooses are invisible all the same).
+	Invisible map[ir.Site]bool
 }
 
 // CDPOROptions are what CDPOR takes beside the common options.
