@@ -18,6 +18,10 @@ import (
 // can tell apart hash differently but with probability about 2^-128 per
 // pair (see "Why 128 bits").
 //
+// Machine.AppendState writes the same content as canonical bytes (see
+// "Exact state encoding" in encode.go): a change of what is hashed here
+// is a change there too.
+//
 // What is hashed, each part a term added (mod 2^64, lane by lane) to the
 // sum, so that removing a term is exact:
 //

@@ -23,6 +23,16 @@
 // waiter, the memo) is not hashed. RecomputeFingerprint computes it from
 // scratch, for tests. "State fingerprint" in fingerprint.go says what
 // exactly is hashed, what it costs, and why 128 bits.
+//
+// # Exact state encoding
+//
+// Machine.AppendState writes the same content as canonical bytes, for a
+// visited set that stores states exactly (--exact-states): two states
+// have equal encodings iff the fingerprint's terms are equal, so it
+// identifies the states the fingerprint identifies, without collisions.
+// It works with or without Config.Fingerprint, costs time in the size of
+// the state, and allocates nothing when its buffer has room. "Exact state
+// encoding" in encode.go gives the layout.
 package interp
 
 import (
@@ -255,7 +265,8 @@ type Machine struct {
 	memoSize  int // entries
 	memoWords int // words held by the entries
 
-	fp *fingerprint // the state fingerprint, nil unless Config.Fingerprint
+	fp     *fingerprint // the state fingerprint, nil unless Config.Fingerprint
+	encTab *fpTables    // AppendState's tables when fp is nil, made at its first call
 }
 
 // DefaultLocalBudget is the default bound on local instructions between
