@@ -114,10 +114,10 @@ type Options struct {
 	// start, instead of only in programs that turn out to have a data race;
 	// DFS always does.
 	EveryAccess bool
-	// NoSpinWait turns spin-waiting off: a while loop that only reads goes
-	// on running (up to MaxSteps) instead of waiting for a write of what
-	// it read (see "Spin loops wait" in package interp). An await always
-	// waits.
+	// NoSpinWait turns spin-waiting off: a while loop whose iteration
+	// changes nothing goes on running (up to MaxSteps) instead of waiting
+	// for a change of what it read (see "Spin loops wait" in package
+	// interp). An await always waits.
 	NoSpinWait bool
 	// SpuriousWakeups lets a thread waiting on a condition variable wake
 	// up without being signalled, as POSIX allows: each such wake-up is
