@@ -179,6 +179,12 @@ func (x *explorer) run() {
 			}
 			w.ReportStop(d, ev)
 			w.ExecutionDone()
+			if f := &x.frames[d]; f.reducible {
+				// An invisible step that failed (an unlock of a mutex not
+				// held, an empty choose) disabled every other thread: it
+				// was no persistent set. Explore them all.
+				f.expandFully()
+			}
 		case x.m.StepCount() >= w.Opts.MaxSteps:
 			w.ReportStepBound(d + 1)
 			w.ExecutionDone()
