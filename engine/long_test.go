@@ -100,6 +100,14 @@ var testSizes = map[string]sizes{
 	"TestV2Random":               {def: 100, short: 100, long: 300},
 	"TestCondRandomEveryMode":    {def: 100, short: 100, long: 300},
 	"TestUnfoldingV2Random":      {def: 70, short: 60, long: 200},
+	// The stateful mode (stateful_test.go, gen_cyclic_test.go): every
+	// variant on each program, so fewer seeds than the stateless tests.
+	"TestStatefulRandomPrograms": {def: 40, short: 20, long: 300},
+	"TestStatefulV2Programs":     {def: 30, short: 15, long: 200},
+	"TestEnumerateStates":        {def: 40, short: 20, long: 300},
+	"TestStatefulStates":         {def: 30, short: 15, long: 200},
+	"TestStatefulCyclic":         {def: 60, short: 30, long: 1000},
+	"TestCyclicGenerator":        {def: 60, short: 30, long: 1000},
 	// The values of a choose (a power of two).
 	"TestChooseManyValues": {def: 1 << 14, short: 1 << 12, long: 1 << 16},
 	// The stores of the hostile model of TestBudgetsHoldOnHostileModels.

@@ -1,0 +1,472 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"weft/engine"
+	"weft/engine/interp"
+)
+
+// The tests that decide whether the stateful exploration is sound.
+//
+// On programs whose executions all end (the examples, the known-count
+// programs, the random generator's), every stateful variant must find
+// exactly the bugs dfs finds and complete where dfs completes
+// (TestStatefulExamples, TestStatefulKnownCounts,
+// TestStatefulRandomPrograms). StatefulNone, which explores every
+// enabled step of every state, must store exactly the states a
+// from-scratch breadth-first enumeration reaches (TestStatefulStates;
+// enumerateStates says what a state is). gen_cyclic_test.go checks the
+// programs that loop forever, where dfs has no verdict to compare with.
+
+// statefulVariant is one configuration of the stateful mode.
+type statefulVariant struct {
+	name string
+	opts engine.StatefulOptions
+}
+
+// statefulVariants are the configurations the tests run: every
+// reduction, and StatefulNone with exact states too (WEFT_LONG=1: every
+// reduction with exact states).
+func statefulVariants() []statefulVariant {
+	var vs []statefulVariant
+	for _, por := range engine.StatefulPORs() {
+		vs = append(vs, statefulVariant{string(por), engine.StatefulOptions{POR: por}})
+		if por == engine.StatefulNone || longRun() {
+			vs = append(vs, statefulVariant{string(por) + "-exact", engine.StatefulOptions{POR: por, ExactStates: true}})
+		}
+	}
+	return vs
+}
+
+// statefulMerged caches whether Explore knows the stateful mode.
+var statefulMerged = sync.OnceValue(func() error {
+	prog, ok := tryLoad("var x int\nthread t {\n    x = 1\n}\n")
+	if !ok {
+		return errors.New("the probe program does not load")
+	}
+	_, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful})
+	return err
+})
+
+// requireStateful skips the calling test, saying why, while Explore does
+// not know the stateful mode yet.
+func requireStateful(t *testing.T) {
+	t.Helper()
+	if err := statefulMerged(); err != nil {
+		t.Skipf("the stateful mode is not there to test: %v", err)
+	}
+}
+
+// exploreStateful explores prog in variant v with the step bound
+// maxSteps, skipping the calling test visibly if the mode refuses the
+// program.
+func exploreStateful(t *testing.T, prog *engine.Program, v statefulVariant, maxSteps int) *engine.Result {
+	t.Helper()
+	requireStateful(t)
+	opts := engine.Options{Algorithm: engine.Stateful, MaxSteps: maxSteps, Stateful: v.opts}
+	res, err := engine.Explore(context.Background(), prog, opts)
+	var unsupported *engine.UnsupportedError
+	if errors.As(err, &unsupported) {
+		t.Skipf("stateful %s refuses the program: %v", v.name, err)
+	}
+	if err != nil {
+		t.Fatalf("stateful %s: %v", v.name, err)
+	}
+	checkStatefulCounts(t, v, res)
+	return res
+}
+
+// checkStatefulCounts checks what any result of the stateful mode must
+// say of itself.
+func checkStatefulCounts(t *testing.T, v statefulVariant, res *engine.Result) {
+	t.Helper()
+	if res.Algorithm != engine.Stateful {
+		t.Errorf("stateful %s: the result says algorithm %q", v.name, res.Algorithm)
+	}
+	if res.Complete && res.States < 1 {
+		t.Errorf("stateful %s: complete with %d states stored (the initial state at least)", v.name, res.States)
+	}
+	if res.Matched > res.Transitions {
+		t.Errorf("stateful %s: %d matched states, more than the %d transitions", v.name, res.Matched, res.Transitions)
+	}
+	switch {
+	case v.opts.ExactStates && res.MissProbability != 0:
+		t.Errorf("stateful %s: exact states, yet a miss probability of %g", v.name, res.MissProbability)
+	case res.MissProbability < 0 || res.MissProbability > 1e-9:
+		t.Errorf("stateful %s: miss probability %g for %d states: a test model should not be near a collision", v.name, res.MissProbability, res.States)
+	}
+	if res.Complete && res.Stopped != engine.NotStopped {
+		t.Errorf("stateful %s: complete, yet stopped: %s", v.name, res.Stopped)
+	}
+}
+
+// statefulDFSBudget is how many interleavings the dfs reference of an
+// example may have for TestStatefulExamples (the long run: as many as
+// TestExamples allows).
+func statefulDFSBudget() int64 {
+	if longRun() {
+		return exampleDFSBudget
+	}
+	return 200_000
+}
+
+// checkStatefulAgainstDFS checks result got of variant v against dfs's
+// reference ref on a program whose executions all end: the same bugs
+// (bugKeys), complete when dfs is, and every bug reproduces. Where dfs
+// reaches the step bound, its other bugs must all be found (a stateful
+// exploration that meets a state again does not run to the bound, so it
+// may find bugs beyond it, or report no step-bound bug; each bug it
+// reports must still reproduce).
+func checkStatefulAgainstDFS(t *testing.T, name string, v statefulVariant, prog *engine.Program, src string, ref outcome, got *engine.Result) {
+	t.Helper()
+	mode := "stateful " + v.name
+	checkReproduce(t, name, mode, prog, got)
+	if ref.res.Complete && !got.Complete {
+		t.Errorf("%s: %s incomplete (stopped: %s) where dfs completes\n%s", name, mode, got.Stopped, src)
+	}
+	if hitStepBound(ref.res) {
+		refKeys := withoutStepBound(bugKeys(ref.res))
+		if missing, _ := diffSets(keySet(refKeys), keySet(bugKeys(got))); len(missing) > 0 {
+			t.Errorf("%s: %s misses dfs's bugs %v (dfs hit the step bound)\n%s", name, mode, missing, src)
+		}
+		return
+	}
+	if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got), "\n"); a != b {
+		t.Errorf("%s: bugs differ\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode, b, src)
+	}
+}
+
+// compareStateful checks every stateful variant against dfs on prog
+// (dfs with at most budget interleavings, else the test is skipped),
+// each variant in a subtest of its own.
+func compareStateful(t *testing.T, name string, prog *engine.Program, src string, budget int64) {
+	t.Helper()
+	requireStateful(t)
+	ref := dfsReference(t, prog, src, budget)
+	for _, v := range statefulVariants() {
+		t.Run(v.name, func(t *testing.T) {
+			got := exploreStateful(t, prog, v, maxSteps(prog))
+			checkStatefulAgainstDFS(t, name, v, prog, src, ref, got)
+		})
+	}
+}
+
+// TestStatefulExamples: every example, every stateful variant against
+// dfs (examples with more than statefulDFSBudget interleavings are
+// skipped, saying so, but in the long run).
+func TestStatefulExamples(t *testing.T) {
+	requireStateful(t)
+	forEachExample(t, func(t *testing.T, name string, prog *engine.Program, src string) {
+		compareStateful(t, name, prog, src, statefulDFSBudget())
+	})
+}
+
+// TestStatefulKnownCounts: the programs of TestKnownCounts, every
+// stateful variant against dfs.
+func TestStatefulKnownCounts(t *testing.T) {
+	requireStateful(t)
+	for _, tc := range knownCountCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			compareStateful(t, tc.name, load(t, tc.name, tc.src), tc.src, dfsBudget)
+		})
+	}
+}
+
+// TestStatefulRandomPrograms: the random generator's programs (every
+// execution ends), every stateful variant against dfs.
+func TestStatefulRandomPrograms(t *testing.T) {
+	requireStateful(t)
+	forEachRandomProgram(t, func(t *testing.T, name string, prog *engine.Program, src string) {
+		compareStateful(t, name, prog, src, dfsBudget)
+	})
+}
+
+// TestStatefulV2Programs: the generator of language version 2's
+// constructs (condition variables, trylock, choose, awaits, calls),
+// every stateful variant against dfs.
+func TestStatefulV2Programs(t *testing.T) {
+	requireStateful(t)
+	forEachProgram(t, v2Program, func(t *testing.T, name string, prog *engine.Program, src string) {
+		compareStateful(t, name, prog, src, dfsBudget)
+	})
+}
+
+// A from-scratch enumeration of the reachable states.
+
+// What a state is. The stateful mode stores the states of the machine
+// between two visible steps, each step a single shared access (fine
+// steps: the machine the stateful mode runs is never coarse), as
+// interp's state fingerprint sees them ("State fingerprint" in package
+// interp: shared memory, each thread's position, status and live
+// locals, the live records of spin detection; not the history such as
+// step counts). The states reached are the initial state and every
+// state a step that does not stop the execution leads to, from a state
+// reached, taking every enabled thread and every alternative of its step
+// (each value of a choose, each waiter a signal may wake) — except that
+// where a thread stands at a choose, only the lowest such thread moves
+// (the choose touches nothing and nothing disables it, so every mode
+// takes it first, alone: "A choose goes first" in package sdpor). A step
+// that stops the execution (an assertion failure, a runtime error, a
+// failed assume) leads to no state: it is a bug, or a dropped execution,
+// and the search goes back.
+
+// schedStep is one step of a path: the thread and its alternative.
+type schedStep struct{ t, alt int32 }
+
+// stateSpace is what enumerateStates found.
+type stateSpace struct {
+	states int // distinct states reached, the initial one included
+	// transitions counts the steps from a state that do not stop (each
+	// to a state, new or not), stops the steps that stop.
+	transitions, stops int
+	// bugs holds the keys (as bugKeys makes them) of the assertion
+	// failures, runtime errors and deadlocks some reached state leads to:
+	// every bug but data races, which need happens-before.
+	bugs map[string]bool
+	// depth is the most steps from the initial state to a state, on a
+	// shortest path (the depth of the breadth-first search).
+	depth int
+}
+
+// errTooManyStates is enumerateStates' error past its limit.
+var errTooManyStates = errors.New("too many states")
+
+// enumerateStates enumerates the states prog reaches (see "What a state
+// is") breadth-first, independently of any exploration mode: each state
+// is rebuilt by replaying its shortest path from the initial state on a
+// machine made without a fingerprint, and identified by the fingerprint
+// computed from scratch (Machine.RecomputeFingerprint). It gives up with
+// errTooManyStates past limit states.
+func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
+	m, err := interp.NewMachineConfig(prog, interp.Config{})
+	if err != nil {
+		return stateSpace{}, fmt.Errorf("the initial state: %w", err)
+	}
+	type node struct {
+		parent int32
+		step   schedStep
+		depth  int32
+	}
+	nodes := []node{{parent: -1}}
+	seen := map[interp.Fingerprint]int32{m.RecomputeFingerprint(): 0}
+	sp := stateSpace{bugs: map[string]bool{}}
+	var path []schedStep
+	var ev engine.Event
+	for i := 0; i < len(nodes); i++ {
+		// Rebuild state i.
+		m.UndoTo(0)
+		path = path[:0]
+		for j := int32(i); nodes[j].parent >= 0; j = nodes[j].parent {
+			path = append(path, nodes[j].step)
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			if !m.StepAlt(int(path[k].t), int(path[k].alt), &ev) {
+				return sp, fmt.Errorf("replaying state %d: step %d (thread %d) stopped: %s", i, len(path)-k, path[k].t, ev.Message)
+			}
+		}
+		sp.depth = max(sp.depth, int(nodes[i].depth))
+		chooser := -1
+		for t := range m.Threads {
+			if m.Enabled(t) && m.Choosing(t) {
+				chooser = t
+				break
+			}
+		}
+		moved := false
+		for t := range m.Threads {
+			if !m.Enabled(t) {
+				continue
+			}
+			moved = true
+			if chooser >= 0 && t != chooser {
+				continue
+			}
+			for alt := 0; alt < m.Alternatives(t); alt++ {
+				ev = engine.Event{}
+				if !m.StepAlt(t, alt, &ev) {
+					sp.stops++
+					switch ev.Stop {
+					case engine.StopAssertion:
+						sp.bugs[fmt.Sprintf("%s@%s", engine.BugAssertion, rangeOf(m, ev.Thread, ev.PC))] = true
+					case engine.StopRuntimeError:
+						sp.bugs[fmt.Sprintf("%s@%s", engine.BugRuntimeError, rangeOf(m, ev.Thread, ev.PC))] = true
+					}
+					m.Undo()
+					continue
+				}
+				sp.transitions++
+				fp := m.RecomputeFingerprint()
+				if _, ok := seen[fp]; !ok {
+					if len(nodes) >= limit {
+						return sp, fmt.Errorf("%w: more than %d", errTooManyStates, limit)
+					}
+					seen[fp] = int32(len(nodes))
+					nodes = append(nodes, node{parent: int32(i), step: schedStep{int32(t), int32(alt)}, depth: nodes[i].depth + 1})
+				}
+				m.Undo()
+			}
+		}
+		if !moved {
+			if k := deadlockKey(m); k != "" {
+				sp.bugs[k] = true
+			}
+		}
+	}
+	sp.states = len(nodes)
+	return sp, nil
+}
+
+// rangeOf is the source range of instruction pc of thread t's body.
+func rangeOf(m *engine.Machine, t, pc int32) string {
+	b := m.Threads[t].Body
+	if int(pc) < len(b.Ranges) {
+		return b.Ranges[pc].String()
+	}
+	return "?"
+}
+
+// deadlockKey is the key of the deadlock in m, where no thread can move
+// ("" if there is none: every thread finished, or a spinning thread read
+// a location written since, a spin-blocked execution): the position of
+// the first thread that has not finished, as the driver reports it.
+func deadlockKey(m *engine.Machine) string {
+	first := -1
+	for t, th := range m.Threads {
+		if m.StaleSpin(t) {
+			return ""
+		}
+		if th.Status != engine.Finished && first < 0 {
+			first = t
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s@%s", engine.BugDeadlock, rangeOf(m, int32(first), m.Threads[first].PC))
+}
+
+// withoutRaces drops the data races from bug keys.
+func withoutRaces(keys []string) []string {
+	out := keys[:0:0]
+	for _, k := range keys {
+		if !strings.HasPrefix(k, string(engine.BugDataRace)+"@") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sortedKeys is the sorted keys of a set.
+func sortedKeys(set map[string]bool) []string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// enumerationLimit is the most states TestStatefulStates enumerates for
+// one program.
+const enumerationLimit = 50_000
+
+// TestEnumerateStates checks the enumeration itself against dfs on the
+// programs of the random generator and of version 2's (choose, signal's
+// waiters, trylock, condition variables, spin-waits), where dfs reaches
+// no step bound: the states it finds lead to exactly the assertion
+// failures, runtime errors and deadlocks dfs finds. (Without this, a
+// wrong enumeration could make TestStatefulStates agree with a wrong
+// exploration.)
+func TestEnumerateStates(t *testing.T) {
+	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, checkEnumeration) })
+	t.Run("v2", func(t *testing.T) { forEachProgram(t, v2Program, checkEnumeration) })
+}
+
+// checkEnumeration is TestEnumerateStates' check of one program.
+func checkEnumeration(t *testing.T, name string, prog *engine.Program, src string) {
+	ref := dfsReference(t, prog, src, dfsBudget)
+	if hitStepBound(ref.res) {
+		t.Skipf("dfs reaches the step bound: its bugs are not all the states' bugs")
+	}
+	sp, err := enumerateStates(prog, enumerationLimit)
+	if errors.Is(err, errTooManyStates) {
+		t.Skipf("not enumerated: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := strings.Join(withoutRaces(bugKeys(ref.res)), "\n"), strings.Join(sortedKeys(sp.bugs), "\n")
+	if want != got {
+		t.Errorf("%s: the enumerated states lead to other bugs than dfs finds\ndfs:\n%s\nenumeration:\n%s\nprogram:\n%s", name, want, got, src)
+	}
+}
+
+// checkStates checks StatefulNone (with and without exact states) on
+// prog against the enumeration of its states: the same number of states
+// stored, and the same bugs but data races.
+func checkStates(t *testing.T, name string, prog *engine.Program, src string) {
+	t.Helper()
+	requireStateful(t)
+	sp, err := enumerateStates(prog, enumerationLimit)
+	if errors.Is(err, errTooManyStates) {
+		t.Skipf("not enumerated: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range statefulVariants() {
+		if v.opts.POR != engine.StatefulNone {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			// The step bound is no bound here: the deepest state is
+			// within sp.depth steps, and a depth-first search reaches
+			// each one in at most as many steps as there are states.
+			res := exploreStateful(t, prog, v, max(sp.states+1, maxSteps(prog)))
+			if !res.Complete {
+				t.Fatalf("%s: stateful %s incomplete (stopped: %s) on %d states\n%s", name, v.name, res.Stopped, sp.states, src)
+			}
+			if res.States != int64(sp.states) {
+				t.Errorf("%s: stateful %s stored %d states, the enumeration reaches %d (%d transitions, %d stops; the mode: %d transitions, %d matched)\n%s",
+					name, v.name, res.States, sp.states, sp.transitions, sp.stops, res.Transitions, res.Matched, src)
+			}
+			want, got := strings.Join(sortedKeys(sp.bugs), "\n"), strings.Join(withoutRaces(bugKeys(res)), "\n")
+			if want != got {
+				t.Errorf("%s: stateful %s's bugs (data races aside) differ from those of the enumerated states\nenumeration:\n%s\nstateful %s:\n%s\nprogram:\n%s", name, v.name, want, v.name, got, src)
+			}
+			checkReproduce(t, name, "stateful "+v.name, prog, res)
+		})
+	}
+}
+
+// TestStatefulStates: StatefulNone stores exactly the states the
+// from-scratch enumeration reaches (see "What a state is"), on the
+// examples with at most enumerationLimit states, the known-count
+// programs, and random programs of the acyclic generators.
+func TestStatefulStates(t *testing.T) {
+	requireStateful(t)
+	t.Run("examples", func(t *testing.T) {
+		forEachExample(t, checkStates)
+	})
+	t.Run("known", func(t *testing.T) {
+		for _, tc := range knownCountCases() {
+			t.Run(tc.name, func(t *testing.T) { checkStates(t, tc.name, load(t, tc.name, tc.src), tc.src) })
+		}
+	})
+	t.Run("random", func(t *testing.T) {
+		n := size(t, "WEFT_RANDOM_PROGRAMS")
+		for seed := int64(1); seed <= int64(n); seed++ {
+			src := randomProgram(rand.New(rand.NewSource(seed)))
+			name := fmt.Sprintf("seed %d", seed)
+			t.Run(name, func(t *testing.T) { checkStates(t, name, load(t, name, src), src) })
+		}
+	})
+}
