@@ -22,8 +22,9 @@ import (
 // bounded clients, flag hand-offs with spin-waits that only read
 // (`while f == 0 {}`), retry loops of a compare-and-swap
 // (`atomic { if c == old { c = …; ok = true } }` until ok), locks built
-// from a test-and-set that writes while it spins, from a CAS, from
-// trylock, or a mutex, producers and consumers on a condition variable,
+// from a test-and-set that writes while it spins (inline, or a call in
+// the loop's condition, or after an await), from a CAS, from trylock
+// (`while !trylock(m0) {}`), or a mutex, a choose, producers and consumers on a condition variable,
 // and now and then a broken variant (a test-and-set that does not set, a
 // check-then-set lock, a missing unlock, a consumer without its predicate
 // loop, an assertion that some order breaks). Every shared value is kept
@@ -62,11 +63,14 @@ func cyclicProgram(r *rand.Rand) (string, stateSpace) {
 type cyclicLock int
 
 const (
-	lockMutex   cyclicLock = iota // lock(m0) … unlock(m0)
-	lockTAS                       // a test-and-set in a loop: writes while it waits
-	lockTTAS                      // test-and-test-and-set: waits reading, then a TAS
-	lockCAS                       // a compare-and-swap retried until it takes the lock
-	lockTrylock                   // trylock(m0) retried
+	lockMutex       cyclicLock = iota // lock(m0) … unlock(m0)
+	lockTAS                           // a test-and-set in a loop: writes while it waits
+	lockTTAS                          // test-and-test-and-set: waits reading, then a TAS
+	lockCAS                           // a compare-and-swap retried until it takes the lock
+	lockTrylock                       // trylock(m0) retried
+	lockTASCall                       // while tas() != 0 {}: a call that writes, in a loop's condition
+	lockTrylockCond                   // while !trylock(m0) {}
+	lockAwait                         // await lk == 0, then a TAS retried
 	nLocks
 )
 
@@ -119,6 +123,18 @@ func (g *progGen) acquire(k cyclicLock, broken bool, ind string) {
 		line("        }")
 		line("    }")
 		line("}")
+	case k == lockTASCall:
+		line("while tas() != 0 {")
+		line("}")
+	case k == lockTrylockCond:
+		line("while !trylock(m0) {")
+		line("}")
+	case k == lockAwait:
+		line("l = 1")
+		line("while l != 0 {")
+		line("    await lk == 0")
+		line("    l = tas()")
+		line("}")
 	case k == lockTrylock:
 		line("while true {")
 		line("    if trylock(m0) {")
@@ -133,7 +149,7 @@ func (g *progGen) release(k cyclicLock, broken, forgot bool, ind string) {
 	switch {
 	case forgot:
 	case k == lockMutex && broken:
-	case k == lockMutex || k == lockTrylock:
+	case k == lockMutex || k == lockTrylock || k == lockTrylockCond:
 		g.sb.WriteString(ind + "unlock(m0)\n")
 	default:
 		g.sb.WriteString(ind + "lk = 0\n")
@@ -166,9 +182,11 @@ func (g *progGen) critical(ind string) {
 // retried until it succeeds, or nothing.
 func (g *progGen) outside(ind string) {
 	r, sb := g.r, &g.sb
-	switch r.Intn(7) {
+	switch r.Intn(8) {
 	case 0:
 		fmt.Fprintf(sb, "%sl = y\n", ind)
+	case 7:
+		fmt.Fprintf(sb, "%sy = choose 0..2\n", ind)
 	case 1:
 		fmt.Fprintf(sb, "%sy = %d\n", ind, r.Intn(2))
 	case 2:
@@ -189,6 +207,7 @@ func (g *progGen) cyclicProgram() string {
 	r, sb := g.r, &g.sb
 	sb.WriteString("const N = 3\nvar x int\nvar y int\nvar c atomic int\nvar f atomic int\nvar d int\n")
 	sb.WriteString("var lk atomic int\nvar cs atomic int\nvar m0 mutex\nvar m1 mutex\nvar cv cond\nvar items int\n")
+	sb.WriteString("func tas() int {\n    var old int\n    atomic {\n        old = lk\n        lk = 1\n    }\n    return old\n}\n")
 	kind := cyclicLock(r.Intn(int(nLocks)))
 	threads := 2 + r.Intn(2)
 	// At most one hand-off pair and one producer/consumer pair; the other
