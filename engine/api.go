@@ -168,6 +168,12 @@ type StatefulOptions struct {
 	// its share of MaxMemory, instead of stopping (StoppedMemory): the
 	// exploration then may skip states, and says so (StoppedBitstate).
 	Bitstate bool
+	// Invisible are the instructions (ir.Site: body index, pc) whose
+	// steps no step of another thread is ever dependent with, from a
+	// static analysis (analysis/access: Summary.InvisibleSites); S-POR
+	// and the source-set reductions explore such a step alone. Nil: none
+	// known (spawns, joins and chooses are invisible all the same).
+	Invisible map[ir.Site]bool
 }
 
 // CDPOROptions are what CDPOR takes beside the common options.

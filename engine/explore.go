@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"weft/engine/internal/dpor"
 	"weft/engine/internal/driver"
+	"weft/engine/internal/stateful"
 	"weft/engine/internal/unfolding"
 )
 
@@ -28,7 +31,7 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	switch opts.Algorithm {
 	case "":
 		opts.Algorithm = SDPOR
-	case DFS, SDPOR, CDPOR, QPOR, Optimal:
+	case DFS, SDPOR, CDPOR, QPOR, Optimal, Stateful:
 	default:
 		return nil, fmt.Errorf("unknown algorithm %q (want one of %v)", opts.Algorithm, Algorithms)
 	}
@@ -43,6 +46,15 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	}
 	if opts.QPOR.K == 0 {
 		opts.QPOR.K = 1
+	}
+	if opts.Stateful.POR == "" {
+		opts.Stateful.POR = DefaultStatefulPOR
+	}
+	if !slices.Contains(StatefulPORs(), opts.Stateful.POR) {
+		return nil, fmt.Errorf("unknown stateful reduction %q (want one of %v)", opts.Stateful.POR, StatefulPORs())
+	}
+	if opts.Stateful.ExactStates {
+		return nil, fmt.Errorf("exact state storage is not available yet")
 	}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = DefaultMaxMemory()
@@ -73,6 +85,11 @@ func modeOf(opts *Options) driver.Mode {
 		return unfolding.Mode(opts.QPOR.K, opts.Unfolding.PruneAlways)
 	case Optimal:
 		return unfolding.Mode(0, opts.Unfolding.PruneAlways)
+	case Stateful:
+		variant := map[StatefulPOR]stateful.Variant{StatefulNone: stateful.None, StatefulSPOR: stateful.SPOR,
+			StatefulDE: stateful.DE, StatefulDL: stateful.DL}[opts.Stateful.POR]
+		return stateful.Mode(stateful.Config{Variant: variant, Invisible: opts.Stateful.Invisible,
+			Exact: opts.Stateful.ExactStates, Bitstate: opts.Stateful.Bitstate})
 	}
 	return dpor.Mode(dpor.SDPOR, nil)
 }
@@ -124,6 +141,9 @@ var stopReasons = map[driver.StopReason]StopReason{
 func resultOf(prog *Program, opts *Options, out *driver.Outcome) *Result {
 	res := &Result{Stats: Stats(out.Counters), Algorithm: opts.Algorithm, Complete: out.Complete, Stopped: stopReasons[out.Stopped],
 		Anomalies: out.Anomalies, FirstAnomaly: out.FirstAnomaly}
+	if opts.Algorithm == Stateful && !opts.Stateful.ExactStates {
+		res.MissProbability = missProbability(res.States, res.Transitions)
+	}
 	for _, f := range out.Bugs {
 		res.Bugs = append(res.Bugs, bugOf(prog, opts, f))
 	}
@@ -161,4 +181,17 @@ func checkOptions(opts *Options) error {
 		return fmt.Errorf("ProgressInterval %v is negative (0: the default, 100ms)", opts.ProgressInterval)
 	}
 	return nil
+}
+
+// missProbability estimates the probability that, of n states stored
+// among g generated (transitions explored), some state was taken for
+// another with the same 128-bit fingerprint and not explored: each of
+// the g−n times a stored state was reached again, it could have been a
+// new state hashing like one of the n stored, with probability n/2^128
+// (TLC's estimate for its 64-bit fingerprints, with 128 bits).
+func missProbability(n, g int64) float64 {
+	if g <= n || n <= 0 {
+		return float64(n) * float64(n) / 2 / math.Exp2(128) // the stored states among themselves
+	}
+	return float64(n) * float64(g-n) / math.Exp2(128)
 }

@@ -1,11 +1,13 @@
 package access
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"strings"
 
 	"weft/analysis"
+	"weft/engine/ir"
 	"weft/source"
 )
 
@@ -631,4 +633,35 @@ func joinsOwner(step *Step, obj *analysis.Object) bool {
 
 func sortStmts(list []*Statement) {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Range.Start.Offset < list[j].Range.Start.Offset })
+}
+
+// InvisibleSites returns the instructions (by body index in
+// ir.Program.Bodies and pc) whose steps no step of another thread is
+// dependent with: the steps of statements that can run and interfere
+// with no statement (Interference is empty). A stateful exploration
+// may explore such a step alone (S-POR's invisible steps: see package
+// engine/internal/stateful). ok is false if ctx ended first.
+func (s *Summary) InvisibleSites(ctx context.Context) (sites map[ir.Site]bool, ok bool) {
+	sites = map[ir.Site]bool{}
+	quiet := map[*Statement]bool{}
+	for bi, b := range s.bodies {
+		for pc := range b.stepAt {
+			st, step := s.StepAt(bi, pc)
+			if st == nil || step == nil || step.Kind == Call {
+				continue
+			}
+			if ctx.Err() != nil {
+				return nil, false
+			}
+			q, seen := quiet[st]
+			if !seen {
+				q = s.Runs(st) && len(s.Interference(st)) == 0
+				quiet[st] = q
+			}
+			if q {
+				sites[ir.Site{Body: int32(bi), PC: int32(pc)}] = true
+			}
+		}
+	}
+	return sites, true
 }

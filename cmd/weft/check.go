@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"weft/analysis/access"
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/engine/ir"
 	"weft/source"
 )
 
@@ -311,6 +313,16 @@ func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.O
 			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
 		}
 	}
+	if opts.Algorithm == engine.Stateful && opts.Stateful.POR != engine.StatefulNone {
+		// The steps no other thread's step depends with (S-POR's
+		// invisible steps), from the static access analysis.
+		sites, err := invisibleSites(ctx, ld)
+		if err == nil {
+			opts.Stateful.Invisible = sites
+		} else if warn != nil {
+			fmt.Fprintf(warn, "%s: invisible steps not computed (%v): the reduction takes every step as visible\n", prefix, err)
+		}
+	}
 	return engine.Explore(ctx, ld.Exec, opts)
 }
 
@@ -389,4 +401,18 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 		out.Diagnostics = nil
 	}
 	return out
+}
+
+// invisibleSites are the instructions of ld whose steps no step of
+// another thread is dependent with (access.Summary.InvisibleSites).
+func invisibleSites(ctx context.Context, ld *lower.Loaded) (map[ir.Site]bool, error) {
+	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
+	if err != nil {
+		return nil, err
+	}
+	sites, ok := sum.InvisibleSites(ctx)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	return sites, nil
 }

@@ -15,6 +15,9 @@ type Mode struct {
 	Coarse bool
 	// Clocks is what the mode needs of the race clocks.
 	Clocks Clocks
+	// Fingerprint says that the mode needs the state fingerprint
+	// (interp.Machine.Fingerprint) kept.
+	Fingerprint bool
 	// Explore explores with w until done or w.Stopping(); the driver
 	// adds w's counts to the run's afterwards.
 	Explore func(w *Worker)
@@ -48,7 +51,7 @@ func Explore(ctx context.Context, prog *ir.Program, cfg Config, mode Mode) *Outc
 
 // explore runs mode with one worker.
 func (r *Run) explore(mode Mode, coarse bool) {
-	w := r.NewWorker(coarse, mode.Clocks)
+	w := r.NewWorker(coarse, mode.Clocks, mode.Fingerprint)
 	if w == nil {
 		return // the initial state does not fit in memory
 	}

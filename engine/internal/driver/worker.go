@@ -68,14 +68,15 @@ type scheduleCache struct {
 }
 
 // NewWorker returns a worker of r at the initial state of r's program,
-// with coarse steps if coarse is set (see "Coarse steps"). If that state
+// with coarse steps if coarse is set (see "Coarse steps") and the state
+// fingerprint kept if fingerprint is set (interp.Config.Fingerprint). If that state
 // does not fit in the memory budget, it stops r (StopMemory) and returns
 // nil.
-func (r *Run) NewWorker(coarse bool, use Clocks) *Worker {
+func (r *Run) NewWorker(coarse bool, use Clocks, fingerprint bool) *Worker {
 	w := &Worker{run: r, Prog: r.Prog, Opts: r.cfg}
 	w.heapSample[0].Name = heapMetric
 	m, err := interp.NewMachineConfig(r.Prog, interp.Config{LocalBudget: r.cfg.LocalBudget, MemoryBudget: max(r.cfg.MaxMemory, 0),
-		NoSpinWait: r.cfg.NoSpinWait, SpuriousWakeups: r.cfg.SpuriousWakeups})
+		NoSpinWait: r.cfg.NoSpinWait, SpuriousWakeups: r.cfg.SpuriousWakeups, Fingerprint: fingerprint})
 	if errors.Is(err, interp.ErrMemoryBudget) {
 		r.Stop(StopMemory)
 		return nil
