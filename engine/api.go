@@ -102,10 +102,12 @@ type Options struct {
 	// slows the exploration down. Each access of a coarse step's tail is
 	// passed as a step of its own.
 	OnExecution func(events []Event, m *Machine)
-	// OnRestart, if set, is called when the exploration starts over with
-	// every access a scheduling point, the program having turned out to
-	// have a data race (see "Coarse steps" in engine/internal/driver):
-	// the executions and statistics seen so far do not count.
+	// OnRestart, if set, is called when the exploration starts over, the
+	// executions and statistics seen so far not counting: with every
+	// access a scheduling point, the program having turned out to have a
+	// data race (see "Coarse steps" in engine/internal/driver); or, in
+	// the stateful mode, matching states by depth, a step having gone
+	// past MaxSteps (see "The step bound" in engine/internal/stateful).
 	OnRestart func()
 
 	// EveryAccess makes every shared access a scheduling point from the

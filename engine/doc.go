@@ -51,6 +51,16 @@
 //     one per trace; fewer sleep-set-blocked executions as K grows.
 //   - Optimal (unfolding-based, every alternative): exactly one per trace
 //     and no sleep-set-blocked execution.
+//   - Stateful (a depth-first search that stores the states it explored
+//     and explores each once; Options.Stateful.POR picks none, S-POR,
+//     DE-S-POR or DL-S-POR): it counts states, not executions
+//     (Stats.States, Transitions, Matched; Stats.Executions counts the
+//     ends of executions it met, each once per state). It finds exactly
+//     the bugs dfs finds (the step-bound bug aside: a model that loops
+//     forever through finitely many states is verified, not cut), and
+//     its verdict rests on the fingerprint (AssumeNoFingerprintCollision,
+//     Result.MissProbability) unless Options.Stateful.ExactStates.
+//     Package engine/internal/stateful argues it.
 //
 // Atomic blocks whose accesses depend on the values they read make
 // dependence conservative: then a mode may explore more executions than

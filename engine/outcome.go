@@ -52,6 +52,12 @@ const (
 	// language, like POSIX, allows them; --spurious-wakeups explores
 	// them).
 	AssumeNoSpuriousWakeups Assumption = "no-spurious-wakeups"
+	// AssumeNoFingerprintCollision: the stateful mode took two states
+	// with the same 128-bit fingerprint for one, so a state whose
+	// fingerprint equals a visited one's would not have been explored
+	// (Result.MissProbability estimates the chance; --exact-states
+	// stores states whole instead).
+	AssumeNoFingerprintCollision Assumption = "no-fingerprint-collision"
 )
 
 // AssumptionWords says an assumption as a verdict's qualifier follows
@@ -62,6 +68,8 @@ func AssumptionWords(a Assumption) string {
 		return "no overflow"
 	case AssumeNoSpuriousWakeups:
 		return "no spurious wake-ups"
+	case AssumeNoFingerprintCollision:
+		return "no two distinct states with one fingerprint"
 	}
 	return string(a)
 }
@@ -103,6 +111,9 @@ func Assumptions(prog *Program, opts Options, res *Result) []Assumption {
 	}
 	if !opts.SpuriousWakeups && usesOp(prog, ir.OpWait) {
 		as = append(as, AssumeNoSpuriousWakeups)
+	}
+	if res.Algorithm == Stateful && !opts.Stateful.ExactStates {
+		as = append(as, AssumeNoFingerprintCollision)
 	}
 	return as
 }

@@ -186,10 +186,10 @@ func onlyRaces(keys []string) []string {
 	return out
 }
 
-// compareStateful checks every stateful variant against dfs on prog
+// compareStatefulVariants checks every stateful variant against dfs on prog
 // (dfs with at most budget interleavings, else the test is skipped),
 // each variant in a subtest of its own.
-func compareStateful(t *testing.T, name string, prog *engine.Program, src string, budget int64) {
+func compareStatefulVariants(t *testing.T, name string, prog *engine.Program, src string, budget int64) {
 	t.Helper()
 	requireStateful(t)
 	ref := dfsReference(t, prog, src, budget)
@@ -207,7 +207,7 @@ func compareStateful(t *testing.T, name string, prog *engine.Program, src string
 func TestStatefulExamples(t *testing.T) {
 	requireStateful(t)
 	forEachExample(t, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStateful(t, name, prog, src, statefulDFSBudget())
+		compareStatefulVariants(t, name, prog, src, statefulDFSBudget())
 	})
 }
 
@@ -217,7 +217,7 @@ func TestStatefulKnownCounts(t *testing.T) {
 	requireStateful(t)
 	for _, tc := range knownCountCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			compareStateful(t, tc.name, load(t, tc.name, tc.src), tc.src, dfsBudget)
+			compareStatefulVariants(t, tc.name, load(t, tc.name, tc.src), tc.src, dfsBudget)
 		})
 	}
 }
@@ -227,7 +227,7 @@ func TestStatefulKnownCounts(t *testing.T) {
 func TestStatefulRandomPrograms(t *testing.T) {
 	requireStateful(t)
 	forEachRandomProgram(t, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStateful(t, name, prog, src, dfsBudget)
+		compareStatefulVariants(t, name, prog, src, dfsBudget)
 	})
 }
 
@@ -237,7 +237,7 @@ func TestStatefulRandomPrograms(t *testing.T) {
 func TestStatefulV2Programs(t *testing.T) {
 	requireStateful(t)
 	forEachProgram(t, v2Program, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStateful(t, name, prog, src, dfsBudget)
+		compareStatefulVariants(t, name, prog, src, dfsBudget)
 	})
 }
 

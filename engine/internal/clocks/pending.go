@@ -8,36 +8,45 @@ import "weft/engine/ir"
 // races between an access made before that state and one made after it
 // must be decided by the state: two executions reaching the same machine
 // state may have made different accesses that are still unordered with
-// the threads' futures. PendingRaces lists what of the race clocks the
-// future can still see: every access on a location's race chain that
-// some live thread (one that may still access memory) has not yet
-// synchronised with, as (location, thread, pc, kind, in an atomic block,
-// the live threads it is not ordered before). An access every live
-// thread is ordered after can take part in no future race: a future
-// access of a live thread, or of a thread it spawns, comes after it. So
-// two paths to the same machine state with the same pending accesses
-// give the same future data-race reports, pair for pair, under
-// FullRaceWalk (which reports every unordered conflicting pair, not only
-// those after the latest ordered write): whether a future access d of
-// thread u is ordered after a pending access p depends only on whether
-// some thread that already covers p passes it on to u along the future,
-// which the future alone decides.
+// the threads' futures. PendingRaces gives, per location, what of its
+// race chain the future can still see, newest first: the accesses some
+// live thread (one that may still access memory) is not yet ordered
+// after, as (thread, pc, kind, in an atomic block, the live threads not
+// ordered after it), down to the newest write every live thread is
+// ordered after, where it stops.
+//
+// Why that decides the future's reports. DataRaces walks a location's
+// chain from the newest access, reports those not ordered before the new
+// one, and stops at the first write that is. A write every live thread
+// is ordered after stops every future walk (a future access of a live
+// thread, or of a thread it spawns, is ordered after it), so nothing
+// older is ever reported again; an access every live thread is ordered
+// after is never reported either, and only a write can stop a walk, so
+// such reads are left out. Whether a future access of thread u is
+// ordered after a listed access p depends only on whether a thread that
+// is ordered after p now (p's own thread, or one not in its unordered
+// set) passes that on to u in the future, which the future alone
+// decides. Of two listed accesses with equal descriptions the older
+// adds nothing (a walk reaches it only past the newer, reported with
+// the same pair of source ranges, or stopped there), so a caller may
+// keep the newest of each. Two paths to one machine state with equal
+// lists therefore get the same data-race reports from every future.
 
 // Pending is one access some live thread is not yet ordered after.
 type Pending struct {
-	Loc, Thread, PC int32
-	Write, Atomic   bool
+	Thread, PC    int32
+	Write, Atomic bool
 	// Unordered has bit u%64 of word u/64 set for each live thread u not
 	// ordered after the access. It is valid only during the call to
 	// PendingRaces' f.
 	Unordered []uint64
 }
 
-// PendingRaces calls f for each access of the current execution that a
-// live thread is not ordered after (see "Pending races"), on the
-// locations that can race (neither atomic variables nor mutexes). live
-// says which threads may still access memory.
-func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f func(Pending)) {
+// PendingRaces calls f for each location that can race (neither an
+// atomic variable nor a mutex) and each access of its race chain that a
+// live thread is not ordered after, newest first (see "Pending races").
+// live says which threads may still access memory.
+func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f func(loc int32, p Pending)) {
 	if c.Off {
 		return
 	}
@@ -59,16 +68,18 @@ func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f fun
 			r := &c.accs[h]
 			pt := c.evs[r.ev].thread
 			clear(set)
-			any := false
+			unordered := false
 			for u := int32(0); u < n; u++ {
 				if u == pt || !alive[u] || c.Get(syncs[u], pt) > r.idx {
 					continue
 				}
 				set[u/64] |= 1 << (u % 64)
-				any = true
+				unordered = true
 			}
-			if any {
-				f(Pending{Loc: int32(loc), Thread: pt, PC: r.pc, Write: r.kind == accWrite, Atomic: r.atomic, Unordered: set})
+			if unordered {
+				f(int32(loc), Pending{Thread: pt, PC: r.pc, Write: r.kind == accWrite, Atomic: r.atomic, Unordered: set})
+			} else if r.kind == accWrite {
+				break // every future walk stops here
 			}
 		}
 	}

@@ -683,3 +683,19 @@ func (w *Worker) DescribePending(t int32) string {
 	}
 	return in.Op.String()
 }
+
+// Restart forgets the counts of what the worker's run explored so far,
+// for an exploration that starts over on the same worker (the stateful
+// mode's second pass; see "The step bound" in package stateful), and
+// tells Config.OnRestart. The bugs found stay found, and the executions
+// already made still count toward Config.MaxExecutions: that budget
+// bounds the work done.
+func (w *Worker) Restart() {
+	w.Stats = Counters{}
+	w.run.mu.Lock()
+	w.run.counters = Counters{}
+	w.run.mu.Unlock()
+	if f := w.run.cfg.OnRestart; f != nil {
+		f()
+	}
+}

@@ -45,12 +45,15 @@ func Mode(cfg Config) driver.Mode {
 			x := newExplorer(w, cfg, false)
 			x.run()
 			if x.cutSeen && !w.Stopping() {
-				// A step went past the step bound: a state first
+				// A step went past the step bound. A state first
 				// reached deep may have hidden what it leads to within
-				// the bound from a shallower path. Start again, matching
-				// a state only if it was explored from no deeper (see
+				// the bound from a shallower path, and a reduction may
+				// have put a bug within the bound past it. Start again
+				// with every enabled thread of every state, matching a
+				// state only if it was explored from no deeper (see
 				// "The step bound").
-				w.Stats = driver.Counters{Events: w.Stats.Events}
+				cfg.Variant = None
+				w.Restart()
 				x = newExplorer(w, cfg, true)
 				x.run()
 			}
@@ -75,7 +78,8 @@ type explorer struct {
 	bodyIndex map[*ir.Body]int32
 	races     bool // some location can race: the key includes the pending races
 
-	pend    []key // scratch: the pending races' hashes
+	pend    []key // scratch: the pending races' hashes, per location
+	seen    []key
 	enc     []byte
 	budget  int64 // the visited set's share of the memory budget (0: none)
 	bitMode bool
@@ -109,9 +113,7 @@ func newExplorer(w *driver.Worker, cfg Config, depthAware bool) *explorer {
 	for i, b := range w.Prog.Bodies {
 		x.bodyIndex[b] = int32(i)
 	}
-	clk := w.Clocks()
-	clk.FullRaceWalk = true
-	x.races = !clk.Off
+	x.races = !w.Clocks().Off
 	if mm := w.Opts.MaxMemory; mm > 0 {
 		x.budget = mm / 8 * 5
 	}
@@ -160,7 +162,7 @@ func (x *explorer) run() {
 		}
 		w.CheckDataRaces(int32(d), ev)
 		if x.cfg.Variant == DE {
-			x.updateCurrent(d, t, f.fp, false)
+			x.updateCurrent(d, t, f.fp, true)
 		}
 		target := int32(toStop)
 		switch {
@@ -192,6 +194,9 @@ func (x *explorer) run() {
 			}
 		}
 		x.addEdge(d, t, target)
+		if x.cfg.Variant == DE && (target == toStop || target == toCut) {
+			x.frames[d].current[t].addAll(x.frames[d].enabled) // see "Steps that end an execution"
+		}
 		w.Undo()
 		x.returned(d)
 	}
@@ -210,33 +215,38 @@ func (x *explorer) keyOf() (key, []byte) {
 	fp, _ := x.m.Fingerprint()
 	k := key(fp)
 	if x.races {
+		// The pending accesses of each location in chain order, the
+		// newest of equal ones kept (see "Pending races" in package
+		// clocks), hashed as a sequence per location.
 		x.pend = x.pend[:0]
-		x.w.Clocks().PendingRaces(x.prog.Locations, x.live, func(p clocks.Pending) {
-			h := mix(uint64(p.Loc)<<32|uint64(uint32(p.Thread)), uint64(p.PC)<<2|b2u(p.Write)<<1|b2u(p.Atomic))
+		cur := int32(-1)
+		var acc key
+		flush := func() {
+			if cur >= 0 {
+				h := mix(acc[0]+uint64(cur), acc[1])
+				k[0] += h[0]
+				k[1] += h[1]
+				x.pend = append(x.pend, h)
+			}
+		}
+		seen := x.seen[:0]
+		x.w.Clocks().PendingRaces(x.prog.Locations, x.live, func(loc int32, p clocks.Pending) {
+			if loc != cur {
+				flush()
+				cur, acc, seen = loc, key{}, seen[:0]
+			}
+			h := mix(uint64(p.Thread)<<34|b2u(p.Write)<<33|b2u(p.Atomic)<<32|uint64(uint32(p.PC)), 0)
 			for i, u := range p.Unordered {
 				h = mix(h[0]^u, h[1]+uint64(i))
 			}
-			x.pend = append(x.pend, h)
-		})
-		slices.SortFunc(x.pend, func(a, b key) int {
-			if a[0] != b[0] {
-				if a[0] < b[0] {
-					return -1
-				}
-				return 1
+			if slices.Contains(seen, h) {
+				return // an older copy of a newer pending access
 			}
-			if a[1] < b[1] {
-				return -1
-			} else if a[1] > b[1] {
-				return 1
-			}
-			return 0
+			seen = append(seen, h)
+			acc = mix(acc[0]^h[0], acc[1]^h[1])
 		})
-		x.pend = slices.Compact(x.pend)
-		for _, h := range x.pend {
-			k[0] += h[0]
-			k[1] += h[1]
-		}
+		flush()
+		x.seen = seen
 	}
 	if !x.cfg.Exact {
 		return k, nil
@@ -286,6 +296,7 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 		x.account()
 	}
 	enabled := x.enabledSet(d)
+	x.blockedSteps(d, id, enabled)
 	if enabled.empty() {
 		w.Deadlock(d) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
@@ -295,6 +306,37 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	}
 	x.push(d, id, k, enabled)
 	return open, id
+}
+
+// blockedSteps records, for the state just reached at depth d (record
+// id), the step each blocked thread waits to make, as if it came after
+// every step on the stack (see "Blocked steps").
+func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
+	if x.cfg.Variant < DE {
+		return
+	}
+	for t, th := range x.m.Threads {
+		if enabled.has(int32(t)) || th.Status == interp.Finished || th.Status == interp.Spinning {
+			continue
+		}
+		in := th.Body.Code[th.PC]
+		var fp ir.Footprint
+		switch in.Op {
+		case ir.OpLock:
+			fp = ir.Footprint{Kind: ir.EvLock, Loc: int32(th.Frame[in.B])}
+		case ir.OpWake:
+			fp = ir.Footprint{Kind: ir.EvWake, Loc: -1, Acc: []ir.Access{{Loc: int32(th.Frame[in.A]), Write: true}, {Loc: int32(th.Frame[in.B])}}}
+		default:
+			continue // a join: it touches nothing
+		}
+		k := x.g.intern(fp)
+		if id >= 0 {
+			x.g.addEdge(id, int32(t), k, toBlocked)
+		}
+		if x.cfg.Variant == DE {
+			x.updateCurrent(d, int32(t), k, true)
+		}
+	}
 }
 
 // account reports the exploration's memory to the worker, and goes over
@@ -464,7 +506,7 @@ func (x *explorer) matched(d int, id int32) {
 			// The steps reachable from the matched state count as if
 			// explored again from here (Algorithm 2, lines 19-20).
 			low = x.g.visit([]int32{id}, func(e *edge) bool {
-				x.updateCurrent(d, e.thread, e.fp, true)
+				x.updateCurrent(d, e.thread, e.fp, false)
 				return false
 			}, &x.w.Stats.Retraversals)
 		}
@@ -476,13 +518,14 @@ func (x *explorer) matched(d int, id int32) {
 
 // updateCurrent is DE-S-POR's UpdateCurr for a step of thread t with
 // footprint fp taken after the frames up to depth d (the frame at d's own
-// step included unless it is that step): the last step on the stack of
-// another thread dependent with it gets t in its current set; with all,
-// every such step does (a step reached again from a matched state, which
-// the stack did not lead to; appendix A).
-func (x *explorer) updateCurrent(d int, t, fp int32, all bool) {
+// step included unless it is that step, self): every step on the stack
+// of another thread dependent with it gets t in its current set. The
+// paper's Algorithm 2 updates the last such step only; that misses the
+// orders hidden behind a blocking step (see "Dependence"), and its
+// appendix updates them all for the steps of a re-traversal anyway.
+func (x *explorer) updateCurrent(d int, t, fp int32, self bool) {
 	top := d
-	if !all {
+	if self {
 		top = d - 1 // the step itself is the frame at d's
 	}
 	for j := top; j >= 0; j-- {
@@ -490,15 +533,11 @@ func (x *explorer) updateCurrent(d int, t, fp int32, all bool) {
 		if fj.cur == t || fj.cur < 0 || !x.g.dependent(fj.fp, fp) {
 			continue
 		}
-		cs := fj.current[fj.cur]
 		if int(t) < fj.width {
-			cs.add(t)
+			fj.current[fj.cur].add(t)
 		} else {
 			// A thread the state did not have yet: not in its safe set.
 			fj.partial = true
-		}
-		if !all {
-			return
 		}
 	}
 }
@@ -616,6 +655,9 @@ func (x *explorer) isComplete(d int) {
 			if ed.thread == t {
 				x.starts = append(x.starts, ed.target)
 				fps = append(fps, ed.fp)
+				if ed.target == toStop || ed.target == toCut {
+					cs.addAll(f.enabled) // see "Steps that end an execution"
+				}
 			}
 		}
 		low := x.g.visit(x.starts, func(e *edge) bool {

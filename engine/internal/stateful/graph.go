@@ -22,6 +22,7 @@ const (
 	toStop    = -1 // the step stopped the execution
 	toCut     = -2 // the step went past the step bound
 	toUnknown = -3 // a state of which nothing is kept (bitstate hashing)
+	toBlocked = -4 // not a step taken: the step a blocked thread waits to make (see "Blocked steps")
 )
 
 // edge is an explored transition of the state graph L_r (DE-S-POR and
@@ -88,6 +89,11 @@ func (g *graph) footprint(ev *interp.Event, may []ir.Access) int32 {
 		// thread, not a location (see "Dependence" in the package doc).
 		fp.Loc = -1
 	}
+	return g.intern(fp)
+}
+
+// intern returns the identifier of footprint fp.
+func (g *graph) intern(fp ir.Footprint) int32 {
 	b := &g.kb
 	b.Reset()
 	b.WriteString(strconv.Itoa(int(fp.Kind)))
@@ -147,7 +153,7 @@ func (g *graph) visit(starts []int32, f func(e *edge) bool, visits *int64) (low 
 	low = allKnown
 	push := func(id int32) {
 		switch {
-		case id == toStop || id == toCut:
+		case id == toStop || id == toCut || id == toBlocked:
 			return
 		case id == toUnknown:
 			low = 0

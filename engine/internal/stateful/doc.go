@@ -1,0 +1,176 @@
+// Package stateful is the stateful exploration: a depth-first search over
+// the states of a program that remembers the states it has explored and
+// does not explore a state twice, with the partial-order reductions of
+// Cirisci, Enea, Farzan and Mutluergil (A Pragmatic Approach to Stateful
+// Partial Order Reduction, CAV 2023): none (every enabled thread of every
+// state, the reference), S-POR (safe sets), DE-S-POR and DL-S-POR
+// (safe sets narrowed by source sets tracked eagerly or computed lazily
+// by going over the explored state graph again). A model that loops
+// forever gets a verdict; interleavings that reach the same state are
+// explored from it once.
+//
+// The contract: the exploration finds every assertion failure, runtime
+// error, deadlock and data race the program has within Config.MaxSteps
+// steps of its start (the same bugs dfs finds, and, where dfs runs into
+// the step bound, the bugs past it as well when the state space is
+// finite), each with a replayable schedule (the path on the stack); a
+// step that goes past the step bound is a step-bound bug, as in dfs.
+// Matching rests on the state key: 128 bits of hash (a missed state has
+// the probability engine.Result.MissProbability estimates) or, with
+// Config.Exact, the state's whole encoding.
+//
+// # What a state is
+//
+// A state is the machine's state as its fingerprint hashes it (package
+// interp, "State fingerprint": shared memory, each thread's position,
+// live frame slots, pending stop and spin record; not history such as
+// step counts), plus the accesses of the path that a future access could
+// still race with (package clocks, "Pending races"). The second part is
+// what makes data races compose with matching: two paths to one machine
+// state may have made different accesses that are still unordered with
+// what comes next; with them in the key, a matched state's future
+// reports, found once from the first path, are the ones the second path
+// would have found. A program whose every location is atomic or a mutex
+// has no second part.
+//
+// Steps. Every shared access is a step (fine steps, as dfs: coarse steps
+// glue accesses on the assumption of a race-free program, which a
+// stateful exploration would have to restart on at its first race; the
+// states of fine steps are what SPIN's are too). A step with several
+// outcomes (a choose, which waiter a signal wakes) is one transition per
+// outcome; a thread is explored from a state with all its outcomes.
+//
+// Safe sets (S-POR)
+//
+// A step is invisible when no step of another thread can ever be
+// dependent with it: spawns (the thread they start cannot step before
+// them), joins (enabled only once the joined thread has ended), chooses
+// (they touch nothing), and the steps of the statements a static
+// analysis finds interfering with no statement of another thread
+// (analysis/access: Summary.InvisibleSites, given as Config.Invisible).
+// A state where some thread's next step is invisible is reducible: that
+// thread alone is explored ({t} is a persistent set, since nothing any
+// other thread does can depend on t's step). Otherwise every enabled
+// thread is (the safe set is enabled(s)). A stop step (a failed
+// assertion, a runtime error) is never invisible: it disables every
+// other thread.
+//
+// Source sets (DE-S-POR, DL-S-POR)
+//
+// In an irreducible state s, a thread t is explored first and, as the
+// exploration returns to s, current[t] collects the threads of the steps
+// dependent with t's step that came after it. The backtrack set grows
+// by the current sets; it becomes the safe set if a current set names a
+// thread that cannot move in s (its step can only come first after
+// another thread's); the state is done when done holds a non-empty set
+// T closed under current (every thread dependent with a step of T after
+// it is in T): T is then persistent, and done, a superset, a source
+// set. DE-S-POR adds to current sets as steps are explored, along the
+// stack (and, reaching a stored state, for every step the graph reaches
+// from it, Algorithm 2 lines 19-20); DL-S-POR computes current[t] when
+// the search returns to s, by going over the explored state graph from
+// the successors t reached, each transition once (appendix A's first
+// optimisation), stopping early once the current set holds the whole
+// safe set or a thread outside it, and not going over at all for the
+// last thread of the safe set (appendix A). Both keep the graph's
+// transitions (edge: thread, interned footprint, successor).
+//
+// Where the paper's argument needs more. Its proofs assume an acyclic,
+// deadlock-free program in which every step enabled in a state of a full
+// execution is taken in it. Weft's programs block, stop and loop, and
+// each breaks that assumption in a way that loses interleavings (each
+// was found by the differential tests, TestStatefulAgainstDFS*):
+//
+//   - Blocked steps. After t's step a thread may block for good (a
+//     deadlock: its lock(m0) never happens), so the dependent step that
+//     ordering t's step later would have let it make never shows up after
+//     t's, and {t} looks persistent. Every state records, for each
+//     blocked thread, the step it waits to make (a lock's mutex, a
+//     wake-up's mutex and condition variable) as a transition of the
+//     graph with no successor, counted as coming after every step before
+//     it; DE-S-POR also adds it along the stack.
+//   - Steps that end an execution. A stop step (or a step past the step
+//     bound) ends the execution: no step of another thread comes after
+//     it, yet it disables them all. So the current set of a thread whose
+//     step from s ended the execution holds every thread enabled in s.
+//   - The last dependent step. Algorithm 2's UpdateCurr updates only the
+//     last step on the stack dependent with the new one; behind a
+//     blocking step (a wait that releases the mutex a later lock takes)
+//     that misses the step the new one could have gone before (the lost
+//     wake-up). DE-S-POR here updates every dependent step on the stack,
+//     as the appendix does for re-traversals; DL-S-POR's re-traversal
+//     collects every dependent step anyway.
+//   - Cycles (below).
+//
+// # Cycles
+//
+// A state graph with cycles has two traps. The ignoring problem: a
+// reduced state explores only some threads, and if a cycle of such
+// states closes, the other threads' steps are postponed forever. And
+// the source-set computation: a state on the stack is not done, so the
+// transitions reachable from it are not all known yet, and a current
+// set computed from them may miss steps. Both are handled by the stack:
+//
+//   - A step that reaches a state on the stack (a back edge) makes its
+//     source state expanded fully, every enabled thread explored. Every
+//     cycle of the explored graph contains a back edge (a depth-first
+//     search's classic property; a stored state that is done was
+//     reached, with all it reaches, while the states it reaches on the
+//     stack were on it), so every cycle has a fully expanded state and
+//     no enabled step is ignored around it (the cycle proviso C3 of
+//     stateful POR, in its stack form).
+//   - A current set computed by going over transitions that reach a
+//     state still on the stack, or a state of which nothing is kept, is
+//     incomplete: the state then takes its whole safe set (DL-S-POR),
+//     and, for DE-S-POR, every stack state between the state reached
+//     and the top does (their current sets would miss what the state
+//     on the stack explores later).
+//
+// Sleep sets are not used: the paper's algorithms do without, and a
+// sleep set carried into a matched state (the classic trap of stateful
+// sleep sets: a state explored first with threads asleep is matched
+// later by a path that had them awake) cannot arise.
+//
+// # Why not the SDPOR tree
+//
+// The stateless modes share package sdpor's Tree: per node of the
+// current execution, backtrack, done and sleep sets, and races reversed
+// from the execution's happens-before order. A stateful search ends a
+// path at a matched state, so the races whose second step lies beyond
+// it are not in the execution at all; the tree's sleep sets are the
+// trap above; and its nodes die with the execution, while the paper's
+// sets belong to states and its re-traversals need the explored graph.
+// So this package keeps its own per-state sets (tset) and graph, and
+// shares with the other modes what is common: the worker (steps, undo,
+// the race clocks and every report), the dependence relation of
+// package ir (ir.Dependent over footprints) and the fingerprint.
+//
+// # The step bound
+//
+// The fingerprint leaves out history, and the step count is history: a
+// state first reached deep, with little of the bound left, and matched
+// later from a shallower path, would hide what it leads to within the
+// bound. And a reduction reorders steps: the path a reduced exploration
+// takes to a bug can be longer than the shortest, past the bound. So
+// the exploration runs first as asked; if no step went past the bound,
+// every state it matched was explored in full and the bound played no
+// part. If one did (a step-bound bug is then reported, as dfs reports
+// it), it starts again (Worker.Restart: the counts start over, the bugs
+// found stay) with no reduction, matching a state only if it was
+// explored from no deeper, and exploring it again otherwise: every
+// state is then explored from its least depth on some path, and every
+// path of at most MaxSteps steps is covered, as in dfs.
+//
+// # Memory and bitstate hashing
+//
+// The visited set (an open-addressing table of 128-bit keys, or keys and
+// whole encodings with Config.Exact) and the graph (records, edges,
+// footprints) are reported to the worker, which stops the run at its
+// memory budget (incomplete, "memory"). With Config.Bitstate, when they
+// reach five eighths of the budget the exploration goes on with
+// bitstate hashing (three bits per state in an array of an eighth of the
+// budget): states met after that are not stored, may be taken for one
+// another, and are expanded fully (their graph is not kept); the run
+// says it may have skipped states (driver.StopBitstate), never that it
+// verified the model.
+package stateful
