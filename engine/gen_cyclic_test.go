@@ -30,16 +30,19 @@ import (
 // loop, an assertion that some order breaks). Every shared value is kept
 // modulo a small N (or is a flag), and locals are only set from shared
 // values or constants, so the state space is finite: the generator keeps
-// only programs with at most cyclicMaxStates states (enumerateStates).
+// only programs with at most cyclicMaxStates() states (enumerateStates).
 
-// cyclicMaxStates bounds the states of a generated cyclic program (a
-// program with more is thrown away and another drawn).
-const cyclicMaxStates = 4000
+// cyclicMaxStates bounds the machine states of a generated cyclic
+// program (a program with more is thrown away and another drawn): its
+// size in testSizes, "cyclic states" (WEFT_CYCLIC_STATES overrides).
+func cyclicMaxStates() int { return testSizes["cyclic states"].n("WEFT_CYCLIC_STATES") }
 
 // cyclicMaxSteps is the step bound the cyclic programs are explored
 // with: a depth-first search meets every state within as many steps as
-// there are states, so it never cuts one of these.
-const cyclicMaxSteps = 4 * cyclicMaxStates
+// there are states (with their pending data-race accesses, a few times
+// the machine's), so it never cuts one of these. A program whose
+// exploration reaches it anyway is reported (a step-bound bug in none).
+const cyclicMaxSteps = 100_000
 
 // cyclicProgram draws cyclic programs until one has at most
 // cyclicMaxStates states, and returns it with its state space.
@@ -51,7 +54,7 @@ func cyclicProgram(r *rand.Rand) (string, stateSpace) {
 		if !ok {
 			return src, stateSpace{} // the test loading it shows the generator's mistake
 		}
-		sp, err := enumerateStates(prog, cyclicMaxStates)
+		sp, err := enumerateStates(prog, cyclicMaxStates())
 		if err == nil {
 			return src, sp
 		}
@@ -334,6 +337,10 @@ func cyclicDiffs(t *testing.T, prog *engine.Program, src string, sp stateSpace) 
 		if err := exactStates(); v.opts.ExactStates && err != nil {
 			continue // TestStatefulStates says so, visibly
 		}
+		if limit := int64(testSizes["cyclic de states"].n("WEFT_CYCLIC_DE_STATES")); v.opts.POR == engine.StatefulDE && none != nil && none.States > limit {
+			t.Logf("stateful %s not run: none stored %d states, more than %d (DE-S-POR's re-traversals take seconds to minutes there: WEFT_CYCLIC_DE_STATES raises the limit, WEFT_LONG=1 lifts it)", v.name, none.States, limit)
+			continue
+		}
 		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: cyclicMaxSteps, Stateful: v.opts})
 		var unsupported *engine.UnsupportedError
 		if errors.As(err, &unsupported) {
@@ -407,7 +414,7 @@ func TestCyclicGenerator(t *testing.T) {
 		})
 	}
 	t.Logf("%d programs, %d states in all, %d with bugs besides data races; %d programs drawn again for having more than %d states",
-		n, states, withBugs, genRejected, cyclicMaxStates)
+		n, states, withBugs, genRejected, cyclicMaxStates())
 }
 
 // TestStatefulCyclic: cyclic random programs (cyclicProgram), every
@@ -444,7 +451,7 @@ func TestStatefulCyclic(t *testing.T) {
 			// accesses, so none's states are exactly the machine's.
 			a := atomicVersion(src)
 			pa := load(t, name+" (atomic)", a)
-			spa, err := enumerateStates(pa, 4*cyclicMaxStates)
+			spa, err := enumerateStates(pa, 4*cyclicMaxStates())
 			if err != nil {
 				t.Fatalf("%s (atomic): %v\n%s", name, err, a)
 			}
@@ -504,11 +511,11 @@ func TestCyclicHunt(t *testing.T) {
 				if !ok {
 					return false
 				}
-				sp, err := enumerateStates(p, cyclicMaxStates)
+				sp, err := enumerateStates(p, cyclicMaxStates())
 				return err == nil && len(cyclicDiffs(t, p, s, sp)) > 0
 			})
 			p, _ := tryLoad(small)
-			sp, _ := enumerateStates(p, cyclicMaxStates)
+			sp, _ := enumerateStates(p, cyclicMaxStates())
 			t.Logf("%s: shrunk to:\n%s\n%s", name, small, strings.Join(cyclicDiffs(t, p, small, sp), "; "))
 		}
 		if (seed-first+1)%500 == 0 {
@@ -516,5 +523,5 @@ func TestCyclicHunt(t *testing.T) {
 		}
 	}
 	t.Logf("%d cyclic programs from seed %d in %v: %d states in all, %d with bugs besides data races, %d mismatches; %d programs drawn again for having more than %d states",
-		n, first, time.Since(start).Round(time.Second), states, withBugs, mismatches, genRejected, cyclicMaxStates)
+		n, first, time.Since(start).Round(time.Second), states, withBugs, mismatches, genRejected, cyclicMaxStates())
 }

@@ -143,7 +143,7 @@ func statefulDFSBudget() int64 {
 
 // checkStatefulAgainstDFS checks result got of variant v against dfs's
 // reference ref on a program whose executions all end: the same bugs
-// (bugKeys; for data races, at least dfs's), complete when dfs is, and
+// (bugKeys: data races too, pair for pair), complete when dfs is, and
 // every bug reproduces. Where dfs
 // reaches the step bound, its other bugs must all be found (a stateful
 // exploration that meets a state again does not run to the bound, so it
@@ -163,27 +163,9 @@ func checkStatefulAgainstDFS(t *testing.T, name string, v statefulVariant, prog 
 		}
 		return
 	}
-	if a, b := strings.Join(withoutRaces(bugKeys(ref.res)), "\n"), strings.Join(withoutRaces(bugKeys(got)), "\n"); a != b {
-		t.Errorf("%s: bugs differ (data races aside)\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode, b, src)
+	if a, b := strings.Join(bugKeys(ref.res), "\n"), strings.Join(bugKeys(got), "\n"); a != b {
+		t.Errorf("%s: bugs differ\ndfs:\n%s\n%s:\n%s\nprogram:\n%s", name, a, mode, b, src)
 	}
-	// Data races: every pair dfs reports, and maybe more: the stateful
-	// mode walks the race clocks fully (clocks.FullRaceWalk), reporting
-	// every unordered conflicting pair, where dfs reports a read's race
-	// with the latest write only. Each reproduces (checkReproduce).
-	if missing, _ := diffSets(keySet(onlyRaces(bugKeys(ref.res))), keySet(onlyRaces(bugKeys(got)))); len(missing) > 0 {
-		t.Errorf("%s: %s misses dfs's data races %v\nprogram:\n%s", name, mode, missing, src)
-	}
-}
-
-// onlyRaces keeps the data races of bug keys.
-func onlyRaces(keys []string) []string {
-	out := keys[:0:0]
-	for _, k := range keys {
-		if strings.HasPrefix(k, string(engine.BugDataRace)+"@") {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // compareStatefulVariants checks every stateful variant against dfs on prog
