@@ -105,15 +105,17 @@ var testSizes = map[string]sizes{
 	"TestUnfoldingV2Random":        {def: 70, short: 60, long: 200},
 	// The stateful mode (stateful_test.go, gen_cyclic_test.go): every
 	// variant on each program, so fewer seeds than the stateless tests.
-	"TestStatefulRandomPrograms": {def: 40, short: 20, long: 300},
-	"TestStatefulV2Programs":     {def: 30, short: 15, long: 200},
-	"TestEnumerateStates":        {def: 40, short: 20, long: 300},
-	"TestStatefulStates":         {def: 30, short: 15, long: 200},
-	"TestStatefulCyclic":         {def: 60, short: 30, long: 1000},
-	"TestCyclicGenerator":        {def: 60, short: 30, long: 1000},
+	"TestStatefulExactStates": {def: 40, short: 20, long: 300},
+	"TestEnumerateStates":     {def: 40, short: 20, long: 300},
+	"TestStatefulStates":      {def: 30, short: 15, long: 200},
+	"TestStatefulCyclic":      {def: 60, short: 30, long: 1000},
+	"TestCyclicGenerator":     {def: 60, short: 30, long: 1000},
 	// The most machine states of a cyclic program (gen_cyclic_test.go):
 	// DE-S-POR's re-traversals grow fast with them.
 	"cyclic states": {def: 600, short: 300, long: 4000},
+	// The most machine states enumerateStates goes to for one program
+	// (stateful_test.go; fig1 with N = 5 has more than 50,000).
+	"enumerated states": {def: 50_000, short: 20_000, long: 1_000_000},
 	// The most states (of none) on which the default run explores a
 	// cyclic program with DE-S-POR, whose re-traversals took 49 s on
 	// 4,841 states where none took 0.17 s.

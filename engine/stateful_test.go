@@ -17,11 +17,12 @@ import (
 
 // The tests that decide whether the stateful exploration is sound.
 //
-// On programs whose executions all end (the examples, the known-count
-// programs, the random generator's), every stateful variant must find
+// On programs whose executions all end, every stateful variant must find
 // exactly the bugs dfs finds and complete where dfs completes
-// (TestStatefulExamples, TestStatefulKnownCounts,
-// TestStatefulRandomPrograms). StatefulNone, which explores every
+// (stateful_dfs_test.go for the examples and the generators,
+// TestStatefulKnownCounts here), and store the same states with exact
+// states as with fingerprints (TestStatefulExactStates). StatefulNone,
+// which explores every
 // enabled step of every state, must store exactly the states a
 // from-scratch breadth-first enumeration reaches (TestStatefulStates;
 // enumerateStates says what a state is). gen_cyclic_test.go checks the
@@ -130,17 +131,6 @@ func checkStatefulCounts(t *testing.T, v statefulVariant, res *engine.Result) {
 	}
 }
 
-// statefulDFSBudget is how many interleavings the dfs reference of an
-// example may have for TestStatefulExamples: fig1_racy's 284,874, not
-// fig1's 1.9 million but in the long run (as many as TestExamples
-// allows).
-func statefulDFSBudget() int64 {
-	if longRun() {
-		return exampleDFSBudget
-	}
-	return 300_000
-}
-
 // checkStatefulAgainstDFS checks result got of variant v against dfs's
 // reference ref on a program whose executions all end: the same bugs
 // (bugKeys: data races too, pair for pair), complete when dfs is, and
@@ -183,18 +173,9 @@ func compareStatefulVariants(t *testing.T, name string, prog *engine.Program, sr
 	}
 }
 
-// TestStatefulExamples: every example, every stateful variant against
-// dfs (examples with more than statefulDFSBudget interleavings are
-// skipped, saying so, but in the long run).
-func TestStatefulExamples(t *testing.T) {
-	requireStateful(t)
-	forEachExample(t, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStatefulVariants(t, name, prog, src, statefulDFSBudget())
-	})
-}
-
 // TestStatefulKnownCounts: the programs of TestKnownCounts, every
-// stateful variant against dfs.
+// stateful variant against dfs. (The examples and the random, spin and
+// version 2 generators are compared in stateful_dfs_test.go.)
 func TestStatefulKnownCounts(t *testing.T) {
 	requireStateful(t)
 	for _, tc := range knownCountCases() {
@@ -204,23 +185,31 @@ func TestStatefulKnownCounts(t *testing.T) {
 	}
 }
 
-// TestStatefulRandomPrograms: the random generator's programs (every
-// execution ends), every stateful variant against dfs.
-func TestStatefulRandomPrograms(t *testing.T) {
+// TestStatefulExactStates: on the examples and the random generator's
+// programs, every reduction with exact states stores the same states,
+// takes the same steps and finds the same bugs as with fingerprints
+// (on these sizes no two states share a 128-bit fingerprint), and says
+// its miss probability is 0.
+func TestStatefulExactStates(t *testing.T) {
 	requireStateful(t)
-	forEachRandomProgram(t, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStatefulVariants(t, name, prog, src, dfsBudget)
-	})
-}
-
-// TestStatefulV2Programs: the generator of language version 2's
-// constructs (condition variables, trylock, choose, awaits, calls),
-// every stateful variant against dfs.
-func TestStatefulV2Programs(t *testing.T) {
-	requireStateful(t)
-	forEachProgram(t, v2Program, func(t *testing.T, name string, prog *engine.Program, src string) {
-		compareStatefulVariants(t, name, prog, src, dfsBudget)
-	})
+	if err := exactStates(); err != nil {
+		t.Skipf("exact states not compared: %v", err)
+	}
+	check := func(t *testing.T, name string, prog *engine.Program, src string) {
+		for _, por := range engine.StatefulPORs() {
+			hashed := exploreStateful(t, prog, statefulVariant{string(por), engine.StatefulOptions{POR: por}}, maxSteps(prog))
+			exact := exploreStateful(t, prog, statefulVariant{string(por) + "-exact", engine.StatefulOptions{POR: por, ExactStates: true}}, maxSteps(prog))
+			if hashed.States != exact.States || hashed.Transitions != exact.Transitions || hashed.Matched != exact.Matched || hashed.Complete != exact.Complete {
+				t.Errorf("%s: stateful %s: %d states, %d transitions, %d matched, complete %v; with exact states %d, %d, %d, %v\n%s",
+					name, por, hashed.States, hashed.Transitions, hashed.Matched, hashed.Complete, exact.States, exact.Transitions, exact.Matched, exact.Complete, src)
+			}
+			if a, b := strings.Join(bugKeys(hashed), " "), strings.Join(bugKeys(exact), " "); a != b {
+				t.Errorf("%s: stateful %s: bugs [%s], with exact states [%s]\n%s", name, por, a, b, src)
+			}
+		}
+	}
+	t.Run("examples", func(t *testing.T) { forEachExample(t, check) })
+	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, check) })
 }
 
 // A from-scratch enumeration of the reachable states.
@@ -273,12 +262,15 @@ var errTooManyStates = errors.New("too many states")
 
 // enumerateStates enumerates the states prog reaches (see "What a state
 // is") breadth-first, independently of any exploration mode: each state
-// is rebuilt by replaying its shortest path from the initial state on a
-// machine made without a fingerprint, and identified by the fingerprint
-// computed from scratch (Machine.RecomputeFingerprint). It gives up with
+// is rebuilt by replaying its shortest path from the initial state, and
+// identified by the fingerprint computed from scratch
+// (Machine.RecomputeFingerprint, not the machine's incremental one). It gives up with
 // errTooManyStates past limit states.
 func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
-	m, err := interp.NewMachineConfig(prog, interp.Config{})
+	// Config.Fingerprint only lets RecomputeFingerprint reuse the
+	// machine's tables (the liveness of every body); the key is
+	// computed from scratch all the same.
+	m, err := interp.NewMachineConfig(prog, interp.Config{Fingerprint: true})
 	if err != nil {
 		return stateSpace{}, fmt.Errorf("the initial state: %w", err)
 	}
@@ -396,9 +388,10 @@ func sortedKeys(set map[string]bool) []string {
 	return keys
 }
 
-// enumerationLimit is the most states TestStatefulStates enumerates for
-// one program.
-const enumerationLimit = 50_000
+// enumerationLimit is the most states TestStatefulStates and
+// TestEnumerateStates enumerate for one program (its size in testSizes,
+// "enumerated states"; beyond it the program is skipped, saying so).
+func enumerationLimit() int { return testSizes["enumerated states"].n("WEFT_ENUMERATED_STATES") }
 
 // TestEnumerateStates checks the enumeration itself against dfs on the
 // programs of the random generator and of version 2's (choose, signal's
@@ -418,7 +411,7 @@ func checkEnumeration(t *testing.T, name string, prog *engine.Program, src strin
 	if hitStepBound(ref.res) {
 		t.Skipf("dfs reaches the step bound: its bugs are not all the states' bugs")
 	}
-	sp, err := enumerateStates(prog, enumerationLimit)
+	sp, err := enumerateStates(prog, enumerationLimit())
 	if errors.Is(err, errTooManyStates) {
 		t.Skipf("not enumerated: %v", err)
 	}
@@ -449,7 +442,7 @@ func atomicVersion(src string) string { return plainVar.ReplaceAllString(src, "v
 func checkStates(t *testing.T, name string, prog *engine.Program, src string) {
 	t.Helper()
 	requireStateful(t)
-	sp, err := enumerateStates(prog, enumerationLimit)
+	sp, err := enumerateStates(prog, enumerationLimit())
 	if errors.Is(err, errTooManyStates) {
 		t.Skipf("not enumerated: %v", err)
 	}
@@ -506,7 +499,7 @@ func checkStatesBoth(t *testing.T, name string, prog *engine.Program, src string
 
 // TestStatefulStates: StatefulNone stores exactly the states the
 // from-scratch enumeration reaches (see "What a state is"), on the
-// examples with at most enumerationLimit states, the known-count
+// examples with at most enumerationLimit() states, the known-count
 // programs, and random programs of the acyclic generators (version 2's
 // with chooses, signals to one of several waiters, trylock), each as
 // written and with its shared variables made atomic.
