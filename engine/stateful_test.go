@@ -185,6 +185,101 @@ func TestStatefulKnownCounts(t *testing.T) {
 	}
 }
 
+// statefulRegressions are the smallest programs on which a stateful
+// reduction once missed a bug that none and dfs find (the mode's first
+// version, before 0eac9a2): a stop step (a failed assertion or assume)
+// ended the execution, so the threads it disabled were never explored
+// first (the cyclic one is the shrunk TestStatefulCyclic seed 2); and
+// DE-S-POR reversed a lock's race only with the last dependent step, the
+// unlock before it, where the lock could not move, so the lock–lock
+// race was lost (verified every interleaving of m1 and of the lost
+// wake-up).
+var statefulRegressions = []knownCase{
+	{"lock after an unlock", `
+var m mutex
+var x int
+thread a {
+    lock(m)
+    x = 1
+    unlock(m)
+}
+thread b {
+    lock(m)
+    var l int = x
+    unlock(m)
+    assert l == 1
+}
+`, 0},
+	{"signal before the wait", `
+var m mutex
+var cv cond
+thread waiter {
+    lock(m)
+    wait(cv, m)
+    unlock(m)
+}
+thread notifier {
+    lock(m)
+    signal(cv)
+    unlock(m)
+}
+`, 0},
+	{"a stop beside a CAS loop", `
+const N = 3
+var c atomic int
+var cs atomic int
+thread t0 {
+    var l int
+    var ok bool
+    while true {
+        while !ok {
+            atomic {
+                if c == l {
+                    c = (l + 1) % N
+                    ok = true
+                }
+            }
+        }
+        assert c != 1
+    }
+}
+thread t1 {
+    while true {
+        assert cs == 1, "mutual exclusion"
+    }
+}
+`, 0},
+}
+
+// TestStatefulRegressions: every variant finds the bugs none finds on
+// statefulRegressions, and dfs's where dfs reaches no step bound.
+func TestStatefulRegressions(t *testing.T) {
+	requireStateful(t)
+	for _, tc := range statefulRegressions {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := load(t, tc.name, tc.src)
+			var none *engine.Result
+			for _, v := range statefulVariants() {
+				t.Run(v.name, func(t *testing.T) {
+					res := exploreStateful(t, prog, v, cyclicMaxSteps)
+					checkReproduce(t, tc.name, "stateful "+v.name, prog, res)
+					if none == nil {
+						none = res
+						ref := dfsReference(t, prog, tc.src, dfsBudget)
+						if !hitStepBound(ref.res) {
+							checkStatefulAgainstDFS(t, tc.name, v, prog, tc.src, ref, res)
+						}
+						return
+					}
+					for _, e := range cyclicVariantDiffs(v, none, res) {
+						t.Errorf("%s: %s\n%s", tc.name, e, tc.src)
+					}
+				})
+			}
+		})
+	}
+}
+
 // TestStatefulExactStates: on the examples and the random generator's
 // programs, every reduction with exact states stores the same states,
 // takes the same steps and finds the same bugs as with fingerprints
