@@ -338,7 +338,7 @@ func cyclicDiffs(t *testing.T, prog *engine.Program, src string, sp stateSpace) 
 			continue // TestStatefulStates says so, visibly
 		}
 		if limit := int64(testSizes["cyclic de states"].n("WEFT_CYCLIC_DE_STATES")); v.opts.POR == engine.StatefulDE && none != nil && none.States > limit {
-			t.Logf("stateful %s not run: none stored %d states, more than %d (DE-S-POR's re-traversals take seconds to minutes there: WEFT_CYCLIC_DE_STATES raises the limit, WEFT_LONG=1 lifts it)", v.name, none.States, limit)
+			t.Logf("stateful %s not run: none stored %d states, more than %d (DE-S-POR's re-traversals take seconds to minutes there; WEFT_CYCLIC_DE_STATES raises the limit)", v.name, none.States, limit)
 			continue
 		}
 		res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: cyclicMaxSteps, Stateful: v.opts})
