@@ -114,10 +114,10 @@ type Options struct {
 	// start, instead of only in programs that turn out to have a data race;
 	// DFS always does.
 	EveryAccess bool
-	// NoSpinWait turns spin-waiting off: a while loop that only reads goes
-	// on running (up to MaxSteps) instead of waiting for a write of what
-	// it read (see "Spin loops wait" in package interp). An await always
-	// waits.
+	// NoSpinWait turns spin-waiting off: a while loop whose iteration
+	// changes nothing goes on running (up to MaxSteps) instead of waiting
+	// for a change of what it read (see "Spin loops wait" in package
+	// interp). An await always waits.
 	NoSpinWait bool
 	// SpuriousWakeups lets a thread waiting on a condition variable wake
 	// up without being signalled, as POSIX allows: each such wake-up is
@@ -176,6 +176,11 @@ type StatefulOptions struct {
 	// and the source-set reductions explore such a step alone. Nil: none
 	// known (spawns, joins and chooses are invisible all the same).
 	Invisible map[ir.Site]bool
+	// RaceFree marks, per location, the words no two accesses of which
+	// can race, from a static analysis (analysis/access:
+	// Summary.RaceFreeWords): a state keeps no pending data races on
+	// them (nil: none known).
+	RaceFree []bool
 }
 
 // CDPOROptions are what CDPOR takes beside the common options.

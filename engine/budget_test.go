@@ -11,12 +11,16 @@ import (
 	"weft/engine"
 )
 
-// tasLockSrc is a test-and-set spin lock of three threads: `while tas()
-// {}` writes on every turn, so no spin waits and every thread can loop
-// to the step bound.
+// tasLockSrc is a test-and-set spin lock of three threads that counts
+// its failed attempts in a shared word: `while tas() { tries++ }` changes
+// a word on every turn, so no spin waits and every thread can loop to the
+// step bound. (Without the count a failed attempt writes l over itself
+// and changes nothing: the thread would wait, see "Writes that change
+// nothing" in engine/interp/spin.go.)
 const tasLockSrc = `
 var l atomic bool
 var c int
+var tries atomic int
 
 func tas() bool {
     var old bool
@@ -29,6 +33,7 @@ func tas() bool {
 
 thread t[i in 0..3] {
     while tas() {
+        tries++
     }
     c = c + 1
     l = false

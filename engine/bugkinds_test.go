@@ -85,10 +85,18 @@ thread a {
 var x int
 thread a {
     while true {
-        x = 1
+        x = 1 - x
     }
 }
 `, []engine.BugKind{engine.BugStepBound}},
+		{"a loop that writes what the word holds", `
+var x int
+thread a {
+    while true {
+        x = 1
+    }
+}
+`, []engine.BugKind{engine.BugDeadlock}},
 		{"spin until set", `// max-steps: 500
 var x int
 thread spinner {

@@ -98,11 +98,12 @@
 // deadlock whose message says what each waits for.
 //
 // Spin loops wait (see "Spin loops wait" in package interp): a thread
-// whose loop iteration only read shared memory and left the loop's
+// whose loop iteration changed no shared word (reads, writes of the value
+// the word held, trylocks that found the mutex held) and left the loop's
 // relevant locals as they were is parked at the loop head for the rest of
 // the execution (Options.NoSpinWait turns this off for while loops; an
 // await always waits). An execution that ends with such a thread having
-// read a location written since is spin-blocked: the thread would have
+// read a location changed since is spin-blocked: the thread would have
 // read the new value and gone on, which another execution explores. It
 // is counted in Stats.SpinBlocked, not in Stats.Executions, reports no
 // bug and is not handed to OnExecution; the counts above are of the

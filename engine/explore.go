@@ -88,7 +88,7 @@ func modeOf(opts *Options) driver.Mode {
 	case Stateful:
 		variant := map[StatefulPOR]stateful.Variant{StatefulNone: stateful.None, StatefulSPOR: stateful.SPOR,
 			StatefulDE: stateful.DE, StatefulDL: stateful.DL}[opts.Stateful.POR]
-		return stateful.Mode(stateful.Config{Variant: variant, Invisible: opts.Stateful.Invisible,
+		return stateful.Mode(stateful.Config{Variant: variant, Invisible: opts.Stateful.Invisible, RaceFree: opts.Stateful.RaceFree,
 			Exact: opts.Stateful.ExactStates, Bitstate: opts.Stateful.Bitstate})
 	}
 	return dpor.Mode(dpor.SDPOR, nil)

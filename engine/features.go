@@ -28,10 +28,13 @@ type feature struct {
 // condition variables are supported by every mode; spurious wake-ups
 // (Options.SpuriousWakeups) are not by qpor and optimal, in which a
 // wake-up's footprint would depend on its history (it writes the
-// condition variable only when spurious).
+// condition variable only when spurious); the stateful mode takes each
+// step's footprint from the step made, and a blocked wake-up's as
+// writing the mutex and reading the condition variable (see "Blocked
+// steps" in package stateful).
 var features = []feature{
 	{"spurious wake-ups", true, []ir.Op{ir.OpWake},
-		func(o *Options) bool { return o.SpuriousWakeups }, []Algorithm{DFS, SDPOR, CDPOR}},
+		func(o *Options) bool { return o.SpuriousWakeups }, []Algorithm{DFS, SDPOR, CDPOR, Stateful}},
 }
 
 // UnsupportedError is Explore's refusal of a program that uses a feature

@@ -101,7 +101,7 @@ func TestSpinDeadlock(t *testing.T) {
 		if len(res.Bugs) != 1 || res.Bugs[0].Kind != engine.BugDeadlock {
 			t.Fatalf("%s: bugs %v, want one deadlock", algo, bugKeys(res))
 		}
-		want := "deadlock: consumer spins forever at line 2 (read flag = 0, which no thread writes again)"
+		want := "deadlock: consumer spins forever at line 2 (read flag = 0, which no thread changes again)"
 		if msg := res.Bugs[0].Message; msg != want {
 			t.Errorf("%s: message %q, want %q", algo, msg, want)
 		}

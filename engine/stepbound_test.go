@@ -187,7 +187,10 @@ thread t1 {
 `},
 		// From the review of SDPOR's causal-past bound: every thread of a
 		// node cut one after the other (b's lock must still race with
-		// x's).
+		// x's). Here and below the looping thread changes its word in
+		// every iteration: one that wrote a constant would wait after
+		// its first iteration ("Writes that change nothing" in
+		// engine/interp/spin.go), not run to the bound.
 		{"threads cut one after the other beside a blocked lock", `// max-steps: 6
 var w atomic int
 var m mutex
@@ -195,7 +198,7 @@ var m mutex
 thread x {
     lock(m)
     while true {
-        w = 1
+        w = 1 - w
     }
 }
 
@@ -216,7 +219,7 @@ thread y {
 var x atomic int
 thread looper {
     while true {
-        x = 1
+        x = 1 - x
     }
 }
 thread checker {

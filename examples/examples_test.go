@@ -24,16 +24,27 @@
 //     meaningful: when some execution runs into the step bound, or some
 //     atomic block's accesses depend on what it reads (then sdpor may
 //     explore a trace twice).
+//   - `// want loops forever`, once, in the header (examples.ForeverMarker,
+//     which the tests of other packages read through
+//     examples.LoopsForever): the model has executions that never end (a
+//     server loop, a lock taken and released forever). Only the stateful
+//     mode can finish it. Not with `want traces` nor a step-bound marker.
 //
-// In every mode (sdpor, cdpor, qpor with k = 1, optimal, and dfs where the
-// example has few enough interleavings) the set of (kind, line) pairs of
-// the bugs found must equal the markers' set exactly. The POR modes must
-// also explore exactly N executions that do not stop (cdpor at most N: it
-// merges traces that differ only in the order of steps that commute where
-// they meet); dfs explores one
-// per interleaving, and engine's TestExamples checks that its traces are
-// the POR modes' ones. Any other comment starting with "want" is an error,
-// so a misspelt marker cannot silently check nothing.
+// In every mode (sdpor, cdpor, qpor with k = 1, optimal, dfs where the
+// example has few enough interleavings, and the stateful mode with each
+// of its reductions: none, spor, de, dl) the set of (kind, line) pairs of
+// the bugs found must equal the markers' set exactly, and every bug must
+// replay. The POR modes must also explore exactly N executions that do
+// not stop (cdpor at most N: it merges traces that differ only in the
+// order of steps that commute where they meet); dfs explores one per
+// interleaving, and engine's TestExamples checks that its traces are the
+// POR modes' ones; the stateful mode stops at states it has seen, so its
+// executions are not counted. A model that loops forever is held to its
+// markers by the stateful mode alone; each stateless mode explores it
+// with a small step bound and execution budget and must report a
+// step-bound bug, and nothing unmarked besides. Any other comment
+// starting with "want" is an error, so a misspelt marker cannot silently
+// check nothing.
 package examples_test
 
 import (
@@ -48,10 +59,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weft/analysis"
 	"weft/analysis/lower"
 	"weft/engine"
+	"weft/engine/ir"
+	"weft/examples"
 	"weft/grammar"
 )
 
@@ -103,6 +117,9 @@ func TestExamples(t *testing.T) {
 type expectation struct {
 	bugs   []bugAt // sorted
 	traces int64   // -1: no `want traces` marker
+	// forever: a `want loops forever` marker, the model has executions
+	// that never end.
+	forever bool
 }
 
 // bugAt is a bug kind reported at a line (1-based).
@@ -125,6 +142,7 @@ var (
 	wantComment = regexp.MustCompile(`^//\s*want`)
 	wantBugs    = regexp.MustCompile(`^//\s*want:\s*(\S.*?)\s*$`)
 	wantTraces  = regexp.MustCompile(`^//\s*want traces:\s*([0-9]+)\s*$`)
+	wantForever = regexp.MustCompile(`^//\s*want loops forever\s*$`)
 )
 
 var bugKinds = []engine.BugKind{engine.BugAssertion, engine.BugDeadlock, engine.BugRuntimeError, engine.BugDataRace, engine.BugStepBound}
@@ -148,9 +166,16 @@ func parseMarkers(file *grammar.File) (expectation, error) {
 			want.traces = n
 			continue
 		}
+		if wantForever.MatchString(c.Text) {
+			if want.forever {
+				return want, fmt.Errorf("line %d: a second `want loops forever` marker", line)
+			}
+			want.forever = true
+			continue
+		}
 		m := wantBugs.FindStringSubmatch(c.Text)
 		if m == nil {
-			return want, fmt.Errorf("line %d: malformed marker %q (want `// want: KIND, …` or `// want traces: N`)", line, c.Text)
+			return want, fmt.Errorf("line %d: malformed marker %q (want `// want: KIND, …`, `// want traces: N` or `// want loops forever`)", line, c.Text)
 		}
 		for _, k := range strings.Split(m[1], ",") {
 			kind := engine.BugKind(strings.TrimSpace(k))
@@ -159,6 +184,12 @@ func parseMarkers(file *grammar.File) (expectation, error) {
 			}
 			want.bugs = append(want.bugs, bugAt{kind, line})
 		}
+	}
+	if want.forever && want.traces >= 0 {
+		return want, fmt.Errorf("`want traces` and `want loops forever` together: a model whose executions do not end has no trace count")
+	}
+	if want.forever && slices.ContainsFunc(want.bugs, func(b bugAt) bool { return b.kind == engine.BugStepBound }) {
+		return want, fmt.Errorf("a step-bound marker in a model that loops forever: the stateful mode finds no step-bound bug there, and the stateless modes' is at no fixed line")
 	}
 	slices.SortFunc(want.bugs, compareBugAt)
 	if n := len(want.bugs); n != len(slices.CompactFunc(slices.Clone(want.bugs), func(a, b bugAt) bool { return a == b })) {
@@ -194,7 +225,25 @@ var modes = []struct {
 	{"cdpor", engine.Options{Algorithm: engine.CDPOR}},
 	{"qpor-k1", engine.Options{Algorithm: engine.QPOR, QPOR: engine.QPOROptions{K: 1}}},
 	{"optimal", engine.Options{Algorithm: engine.Optimal}},
+	{"stateful-none", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulNone}}},
+	{"stateful-spor", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulSPOR}}},
+	{"stateful-de", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulDE}}},
+	{"stateful-dl", engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: engine.StatefulDL}}},
 }
+
+// exampleTimeout bounds one exploration of one example, so that a model
+// that loops forever without saying so fails instead of hanging the test
+// (the examples take well under a second in every mode).
+const exampleTimeout = time.Minute
+
+// The budget of a stateless mode on a model that loops forever: it cannot
+// finish, and must report a step-bound bug within it. The bound is small
+// so that the first execution, which runs a looping thread to it, is
+// short.
+const (
+	foreverMaxSteps   = 200
+	foreverExecutions = 300
+)
 
 // TestExpectedOutcomes explores every example in every mode and compares
 // what it finds with the example's markers.
@@ -213,6 +262,9 @@ func TestExpectedOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
+			if examples.LoopsForever(src) != want.forever {
+				t.Fatalf("%s: the markers say loops forever = %v, examples.LoopsForever %v (other packages' tests ask it): write the marker as %q, on a line of its own", name, want.forever, !want.forever, examples.ForeverMarker)
+			}
 			prog, err := lower.Lower(analysis.Check(file))
 			if err != nil {
 				t.Fatalf("lowering %s: %v", name, err)
@@ -221,7 +273,13 @@ func TestExpectedOutcomes(t *testing.T) {
 				t.Fatalf("%s has a `want traces` marker, but an atomic block whose accesses depend on what it reads: sdpor's count is not exact", name)
 			}
 			for _, mode := range modes {
-				t.Run(mode.name, func(t *testing.T) { checkOutcome(t, prog, mode.opts, want) })
+				t.Run(mode.name, func(t *testing.T) {
+					if want.forever && mode.opts.Algorithm != engine.Stateful {
+						checkStepBound(t, prog, mode.opts, want)
+						return
+					}
+					checkOutcome(t, prog, mode.opts, want)
+				})
 			}
 		})
 	}
@@ -237,21 +295,16 @@ func checkOutcome(t *testing.T, prog *engine.Program, opts engine.Options, want 
 		}
 	}
 	opts.OnRestart = func() { nonStopped = 0 }
-	res, err := engine.Explore(context.Background(), prog, opts)
-	var unsupported *engine.UnsupportedError
-	if errors.As(err, &unsupported) {
-		// The mode refuses the model rather than explore it wrongly:
-		// nothing to compare, and the test says so.
-		t.Skipf("not checked with %s: %v", opts.Algorithm, err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := explore(t, prog, opts)
 	if !res.Complete {
 		if opts.Algorithm == engine.DFS && res.Stopped == "max-executions" {
 			t.Skipf("not checked with dfs: more than %d interleavings", opts.MaxExecutions)
 		}
-		t.Fatalf("exploration incomplete (%s) after %d executions", res.Stopped, res.Executions)
+		hint := ""
+		if slices.ContainsFunc(res.Bugs, func(b *engine.Bug) bool { return b.Kind == engine.BugStepBound }) {
+			hint = " and a step-bound bug: if the model loops forever, mark it `// want loops forever`"
+		}
+		t.Fatalf("exploration incomplete (%s) after %d executions%s", res.Stopped, res.Executions, hint)
 	}
 	got := bugLines(res)
 	if !slices.Equal(got, want.bugs) {
@@ -265,11 +318,77 @@ func checkOutcome(t *testing.T, prog *engine.Program, opts engine.Options, want 
 			t.Errorf("%s does not reproduce: %v", describeBug(b), err)
 		}
 	}
+	// The stateful mode stops at a state it has seen: its executions
+	// are not one per trace.
+	if opts.Algorithm == engine.Stateful {
+		return
+	}
 	if want.traces >= 0 && opts.Algorithm == engine.CDPOR && nonStopped > want.traces {
 		t.Errorf("%d executions that do not stop (of %d), more than the %d Mazurkiewicz traces", nonStopped, res.Executions, want.traces)
 	}
 	if want.traces >= 0 && opts.Algorithm != engine.DFS && opts.Algorithm != engine.CDPOR && nonStopped != want.traces {
 		t.Errorf("%d executions that do not stop (of %d), want %d: one per Mazurkiewicz trace", nonStopped, res.Executions, want.traces)
+	}
+}
+
+// explore explores prog with opts within exampleTimeout, and skips the
+// test where the mode refuses the model.
+func explore(t *testing.T, prog *engine.Program, opts engine.Options) *engine.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
+	defer cancel()
+	res, err := engine.Explore(ctx, prog, opts)
+	var unsupported *engine.UnsupportedError
+	if errors.As(err, &unsupported) {
+		// The mode refuses the model rather than explore it wrongly:
+		// nothing to compare, and the test says so.
+		t.Skipf("not checked with %s: %v", opts.Algorithm, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkStepBound explores a model that loops forever with a stateless
+// mode, within a small step bound and execution budget: the mode cannot
+// finish, and must say so with a step-bound bug. Whatever else it finds
+// within the budget must be marked (it need not find every marked bug:
+// the stateful mode is the one that checks them all), and every bug must
+// replay.
+func checkStepBound(t *testing.T, prog *engine.Program, opts engine.Options, want expectation) {
+	opts.MaxSteps = foreverMaxSteps
+	opts.MaxExecutions = foreverExecutions
+	res := explore(t, prog, opts)
+	switch res.Stopped {
+	case engine.NotStopped, engine.StoppedMaxExecutions, engine.StoppedExecutionLength:
+	default:
+		t.Fatalf("exploration stopped (%s) after %d executions, not by its budget", res.Stopped, res.Executions)
+	}
+	t.Logf("%d executions (%s), bugs: %v", res.Executions, res.Stopped, bugLines(res))
+	stepBound := false
+	for _, b := range res.Bugs {
+		if b.Kind == engine.BugStepBound {
+			stepBound = true
+			continue
+		}
+		for _, at := range bugLines(&engine.Result{Bugs: []*engine.Bug{b}}) {
+			if _, ok := slices.BinarySearchFunc(want.bugs, at, compareBugAt); !ok {
+				t.Errorf("found %s, which is not marked (no %s)", describeBug(b), at)
+				break
+			}
+		}
+	}
+	if !stepBound {
+		t.Errorf("no step-bound bug within %d executions of at most %d steps (%s, %d executions): does the model loop forever?", foreverExecutions, foreverMaxSteps, res.Stopped, res.Executions)
+		for _, b := range res.Bugs {
+			t.Logf("found %s", describeBug(b))
+		}
+	}
+	for _, b := range res.Bugs {
+		if err := engine.Reproduce(prog, b); err != nil {
+			t.Errorf("%s does not reproduce: %v", describeBug(b), err)
+		}
 	}
 }
 
@@ -303,6 +422,11 @@ thread t {
 		{"malformed", "var c int // want data-race\n", "error: line 1: malformed marker"},
 		{"two trace counts", "// want traces: 1\n// want traces: 2\nvar c int\n", "error: line 2: a second `want traces` marker"},
 		{"twice on a line", "var c int // want: assertion, assertion\n", "error: a bug kind is marked twice"},
+		{"loops forever", "// header\n// want loops forever\nvar c int\n\nthread t {\n    while true {\n        c = c + 1 // want: data-race\n    }\n}\n", "[data-race at line 7] traces -1 forever"},
+		{"loops forever twice", "// want loops forever\n// want loops forever\nvar c int\n", "error: line 2: a second `want loops forever` marker"},
+		{"loops forever misspelt", "// want loops forever!\nvar c int\n", "error: line 1: malformed marker"},
+		{"loops forever and traces", "// want loops forever\n// want traces: 2\nvar c int\n", "error: `want traces` and `want loops forever` together"},
+		{"loops forever and step-bound", "// want loops forever\nvar c int // want: step-bound\n", "error: a step-bound marker in a model that loops forever"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,6 +436,9 @@ thread t {
 			}
 			want, err := parseMarkers(file)
 			got := fmt.Sprintf("%v traces %d", want.bugs, want.traces)
+			if want.forever {
+				got += " forever"
+			}
 			if err != nil {
 				got = "error: " + err.Error()
 			}
@@ -319,5 +446,143 @@ thread t {
 				t.Errorf("got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestForeverBugsIntended: the bug the stateful mode (each reduction) finds in each broken
+// variant of a model that loops forever is the one the variant was
+// written to show, as its replayed trace says (the markers only say the
+// kind and line): two threads inside the critical section at once, a
+// consumer woken for an item another consumer took, every thread waiting
+// on the condition variable nobody signals any more, races between the
+// unlocked server and the clients.
+func TestForeverBugsIntended(t *testing.T) {
+	tests := []struct {
+		file  string
+		kind  engine.BugKind
+		check func(t *testing.T, src string, b *engine.Bug, trace []engine.TraceStep)
+	}{
+		{"peterson_forever_broken.weft", engine.BugAssertion, bothInside},
+		{"dekker_forever_broken.weft", engine.BugAssertion, bothInside},
+		{"prodcons_forever_if.weft", engine.BugAssertion, wokenForTakenItem},
+		{"prodcons_forever_nosignal.weft", engine.BugDeadlock, func(t *testing.T, _ string, b *engine.Bug, _ []engine.TraceStep) {
+			for _, want := range []string{"producer waits on cv notFull", "consumer[0] waits on cv notEmpty", "consumer[1] waits on cv notEmpty"} {
+				if !strings.Contains(b.Message, want) {
+					t.Errorf("deadlock %q does not say %q", b.Message, want)
+				}
+			}
+		}},
+		{"server_forever_racy.weft", engine.BugDataRace, func(t *testing.T, _ string, b *engine.Bug, _ []engine.TraceStep) {
+			server, client := b.Thread, b.Other.Thread
+			if server != "server" {
+				server, client = client, server
+			}
+			if server != "server" || !strings.HasPrefix(client, "client[") {
+				t.Errorf("a race between %s and %s, not between the server and a client", b.Thread, b.Other.Thread)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.TrimSuffix(tc.file, ".weft"), func(t *testing.T) {
+			src, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ld := lower.Load(tc.file, src)
+			if ld.Exec == nil {
+				t.Fatalf("%s does not load: %v", tc.file, ld.Diagnostics)
+			}
+			for _, por := range engine.StatefulPORs() {
+				t.Run(string(por), func(t *testing.T) {
+					res := explore(t, ld.Exec, engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}})
+					if !res.Complete {
+						t.Fatalf("exploration incomplete (%s)", res.Stopped)
+					}
+					n := 0
+					for _, b := range res.Bugs {
+						if b.Kind != tc.kind {
+							t.Errorf("found %s, not a %s", describeBug(b), tc.kind)
+							continue
+						}
+						n++
+						if err := engine.Reproduce(ld.Exec, b); err != nil {
+							t.Fatalf("%s does not reproduce: %v", describeBug(b), err)
+						}
+						trace, err := b.Trace()
+						if err != nil {
+							t.Fatalf("the trace of %s: %v", describeBug(b), err)
+						}
+						tc.check(t, string(src), b, trace)
+					}
+					if n == 0 {
+						t.Errorf("no %s found", tc.kind)
+					}
+				})
+			}
+		})
+	}
+}
+
+// lineOf is the 1-based line of the first line of src that contains s.
+func lineOf(t *testing.T, src, s string) int {
+	t.Helper()
+	for i, line := range strings.Split(src, "\n") {
+		if strings.Contains(line, s) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line contains %q", s)
+	return 0
+}
+
+// bothInside: when the mutual exclusion assertion fails, each of the two
+// threads last stepped inside its critical section (from the increment
+// of inside to its decrement): both are in it at once.
+func bothInside(t *testing.T, src string, b *engine.Bug, trace []engine.TraceStep) {
+	if !strings.Contains(b.Message, "mutual exclusion") {
+		t.Errorf("the assertion that failed says %q", b.Message)
+	}
+	from, to := lineOf(t, src, "inside = inside + 1"), lineOf(t, src, "inside = inside - 1")
+	last := map[string]int{}
+	for _, s := range trace {
+		last[s.Thread] = s.Range.Start.Line + 1
+	}
+	if len(last) != 2 {
+		t.Fatalf("%d threads step in the trace, want 2", len(last))
+	}
+	for th, line := range last {
+		if line < from || line > to {
+			t.Errorf("%s last stepped at line %d, outside the critical section (lines %d to %d)", th, line, from, to)
+		}
+	}
+}
+
+// wokenForTakenItem: the consumer whose assertion fails last waited on
+// notEmpty, and between its wait and its failure the other consumer
+// took an item (wrote count).
+func wokenForTakenItem(t *testing.T, _ string, b *engine.Bug, trace []engine.TraceStep) {
+	if !strings.Contains(b.Message, "a consumer takes a full slot") {
+		t.Errorf("the assertion that failed says %q", b.Message)
+	}
+	waited := -1
+	for i, s := range trace {
+		if s.Thread == b.Thread && s.Kind == ir.EvWait {
+			waited = i
+		}
+	}
+	if waited < 0 {
+		t.Fatalf("%s never waits in the trace", b.Thread)
+	}
+	if trace[waited].Object != "notEmpty" {
+		t.Errorf("%s last waits on %q, not notEmpty", b.Thread, trace[waited].Object)
+	}
+	took := false
+	for _, s := range trace[waited+1:] {
+		if s.Thread != b.Thread && strings.HasPrefix(s.Thread, "consumer[") && s.Kind == ir.EvWrite && s.Object == "count" {
+			took = true
+		}
+	}
+	if !took {
+		t.Errorf("no other consumer takes an item between %s's wait and its failure", b.Thread)
 	}
 }

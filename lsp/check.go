@@ -42,6 +42,41 @@ type plan struct {
 	// under the no-overflow assumption, in words, for the status of a
 	// later check that ends incomplete.
 	assumed string
+	// stateful, when not "", is why the plan runs the stateful mode (a
+	// loop that never ends; a stateless check that reached the step
+	// bound), in words; the escalated checks after it stay stateful.
+	// See "Stateful checks" in the package doc.
+	stateful string
+}
+
+// quickPlan is the first check of snap after a pause in typing: qpor (or
+// cdpor where the constraints apply), or, on a model with a loop that
+// never ends (analysis.Program.EndlessLoops), the stateful mode at once:
+// a stateless exploration of it can only end at the step bound, and its
+// step-bound alarm would be shown until a stateful check replaced it.
+func quickPlan(snap *snapshot, set Settings) *plan {
+	p := &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay(), auto: set.CDPOR}
+	if loops := snap.loaded.Program.EndlessLoops(); len(loops) > 0 {
+		p.algo, p.auto = engine.Stateful, false
+		p.stateful = fmt.Sprintf("the model loops forever (the `while true` loop at line %d: no break leaves it), so it is checked statefully", loops[0].Start.Line+1)
+	}
+	return p
+}
+
+// stepBoundAt is the 1-based line of a step-bound bug of res (one listed,
+// or else one only counted), or 0 when it has none.
+func stepBoundAt(res *engine.Result) int {
+	for _, b := range res.Bugs {
+		if b.Kind == engine.BugStepBound {
+			return b.Range.Start.Line + 1
+		}
+	}
+	for _, o := range res.Omitted {
+		if o.Kind == engine.BugStepBound {
+			return o.Lines[0]
+		}
+	}
+	return 0
 }
 
 // modeFor is the mode a check planned with opts runs on prog:
@@ -88,8 +123,7 @@ func (d *document) run() {
 				d.setStatus(snap.version, status{State: stateErrors})
 				continue
 			}
-			set := d.s.currentSettings()
-			next = &plan{algo: engine.QPOR, k: 1, budget: set.quickBudget(), delay: set.idleDelay(), auto: set.CDPOR}
+			next = quickPlan(snap, d.s.currentSettings())
 			d.setStatus(snap.version, status{State: stateChecking, Algorithm: string(next.algo), K: 1, Waiting: true})
 		}
 		if next == nil || snap == nil || d.ctx.Err() != nil {
@@ -191,6 +225,24 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	}
 	st := d.finalStatus(snap, p, res)
 	set := d.s.currentSettings()
+	if p.stateful != "" {
+		// Logged once the status is set, so that the lens a client
+		// asks for on reading the log says the same.
+		msg := fmt.Sprintf("weft: %s: stateful check: %s", docName(d.uri), st.words())
+		defer d.s.clientLog(protocol.MessageTypeInfo, msg)
+	}
+	// A stateless check that reached the step bound may have met a loop
+	// that does not end rather than a bug: a stateful check decides.
+	if line := stepBoundAt(res); line > 0 && p.stateful == "" && res.Algorithm != engine.Stateful && set.Escalate {
+		budgets := set.escalationBudgets()
+		stage := min(p.stage, len(budgets)-1)
+		next := &plan{algo: engine.Stateful, k: 1, budget: budgets[stage], stage: stage + 1,
+			stateful: fmt.Sprintf("the %s check reached the step bound at line %d, which a loop that does not end reaches too, so it is checked statefully", algoWords(string(res.Algorithm), p.k), line)}
+		st.State, st.Waiting, st.Escalating = stateChecking, false, true
+		st.Assumptions = nil
+		d.setStatus(snap.version, st)
+		return next, false
+	}
 	// A bug-free verdict that rests on the no-overflow assumption is
 	// not the last word while escalation may go on: the next check
 	// drops the conditions that need it, so that it either finds the
@@ -202,6 +254,11 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 	}
 	budget := set.escalationBudgets()[p.stage]
 	next := &plan{algo: engine.Algorithm(set.EscalationAlgorithm), k: 1, budget: budget, delay: 0, stage: p.stage + 1, auto: set.CDPOR && p.stage == 0, exact: p.exact, assumed: p.assumed}
+	if p.stateful != "" {
+		// A model checked statefully stays so: a stateless mode could
+		// only end at the step bound.
+		next.algo, next.auto, next.stateful = engine.Stateful, false, p.stateful
+	}
 	if assumed {
 		next.auto, next.exact = set.CDPOR, true
 		next.assumed = fmt.Sprintf("verified, %s (%s, %s)", st.assuming(), plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
@@ -244,7 +301,20 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	defer cancelBudget()
 	start := time.Now()
 	algo, p.fallback = modeFor(snap.loaded.Exec, engine.Options{Algorithm: algo})
+	if algo != engine.Stateful {
+		p.stateful = "" // the stateful mode does not explore the model (p.fallback says why)
+	}
+	stateful := engine.StatefulOptions{POR: engine.StatefulPOR(set.Stateful.POR)}
+	if algo == engine.Stateful {
+		if p.stateful != "" {
+			d.s.clientLog(protocol.MessageTypeInfo, fmt.Sprintf("weft: %s: %s (stateful, --stateful-por %s)", docName(d.uri), p.stateful, stateful.POR))
+		}
+		stateful.Invisible, stateful.RaceFree = statefulFacts(ctx, snap)
+	}
 	base := status{State: stateChecking, Algorithm: string(algo), K: p.k, Escalating: p.stage > 0, Fallback: p.fallback}
+	if algo == engine.Stateful {
+		base.Mode, base.ModeWhy = string(engine.Stateful), p.stateful
+	}
 	d.setStatus(snap.version, base)
 	token := d.beginProgress(snap, p, algo)
 	var lastReport time.Time
@@ -259,12 +329,13 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 		// the heap of the whole server is guarded by HeapLimit.
 		HeapLimit: set.heapLimit(),
 		CDPOR:     engine.CDPOROptions{Constraints: cs},
+		Stateful:  stateful,
 		OnBug: func(b *engine.Bug) {
 			mu.Lock()
 			defer mu.Unlock()
 			if set.reports(string(b.Kind)) {
 				streamed[engineBugKey(b)] = true
-				d.addBug(snap, b, false)
+				d.addBug(snap, b, false, p.stateful)
 			}
 		},
 		OnProgress: func(stats engine.Stats) {
@@ -275,7 +346,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 			}
 			lastReport = time.Now()
 			st := base
-			st.Executions, st.ElapsedMs = stats.Executions, time.Since(start).Milliseconds()
+			st.Executions, st.States, st.ElapsedMs = stats.Executions, stats.States, time.Since(start).Milliseconds()
 			d.setStatus(snap.version, st)
 			d.reportProgress(token, st)
 		},
@@ -296,13 +367,20 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	for _, b := range res.Bugs {
 		if set.reports(string(b.Kind)) {
 			final[engineBugKey(b)] = true
-			d.addBug(snap, b, true)
+			d.addBug(snap, b, true, p.stateful)
 		}
 	}
 	if len(res.Omitted) > 0 {
 		mu.Lock()
 		d.dropStreamed(snap, streamed, final)
 		mu.Unlock()
+	}
+	if res.Algorithm == engine.Stateful && res.Complete {
+		// The stateful verdict replaces the step-bound alarms of the
+		// stateless checks before it: a loop that comes back to a state
+		// it was in is no bug, and a step-bound bug the stateful check
+		// still finds is in final.
+		d.dropStepBound(snap, final)
 	}
 	d.publishBugs(snap)
 	return res, nil
@@ -374,10 +452,14 @@ func (d *document) finalStatus(snap *snapshot, p *plan, res *engine.Result) stat
 	st := status{
 		Algorithm:  string(res.Algorithm),
 		Executions: res.Executions,
+		States:     res.States,
 		ElapsedMs:  res.Elapsed.Milliseconds(),
 	}
 	if p != nil {
 		st.K, st.Fallback = p.k, p.fallback
+		if res.Algorithm == engine.Stateful {
+			st.Mode, st.ModeWhy = string(engine.Stateful), p.stateful
+		}
 	}
 	for _, a := range res.Assumptions {
 		st.Assumptions = append(st.Assumptions, string(a))
@@ -504,9 +586,13 @@ func (d *document) reportProgress(token string, st status) {
 	if token == "" {
 		return
 	}
-	msg := fmt.Sprintf("%s executions", groupDigits(st.Executions))
+	n, what := st.Executions, "executions"
+	if st.Algorithm == string(engine.Stateful) {
+		n, what = st.States, "states"
+	}
+	msg := fmt.Sprintf("%s %s", groupDigits(n), what)
 	if st.ElapsedMs > 0 {
-		msg += fmt.Sprintf(", %s/s", groupDigits(st.Executions*1000/st.ElapsedMs))
+		msg += fmt.Sprintf(", %s/s", groupDigits(n*1000/st.ElapsedMs))
 	}
 	_ = d.s.client.Progress(d.ctx, &protocol.ProgressParams{Token: protocol.String(token), Value: rawJSON(protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})})
 }
@@ -545,4 +631,25 @@ func (s *Server) WorkDoneProgressCancel(ctx context.Context, params *protocol.Wo
 		d.stop()
 	}
 	return nil
+}
+
+// statefulFacts are what the static access analysis tells the stateful
+// mode about snap, as weft check gives it: the instructions whose steps
+// no step of another thread is dependent with
+// (access.Summary.InvisibleSites) and the words that cannot race
+// (access.Summary.RaceFreeWords), from the snapshot's access facts (the
+// hover's, computed once), within ctx. Nil when not known: the stateful
+// mode then takes every step as visible and every word as racy, which
+// is sound.
+func statefulFacts(ctx context.Context, snap *snapshot) (map[ir.Site]bool, []bool) {
+	f, _, err := snap.facts(ctx)
+	if err != nil || f == nil {
+		return nil, nil
+	}
+	sites, ok := f.sum.InvisibleSites(ctx)
+	free, ok2 := f.sum.RaceFreeWords(ctx)
+	if !ok || !ok2 {
+		return nil, nil
+	}
+	return sites, free
 }

@@ -56,6 +56,28 @@
 // The hover uses the same constraints, and the
 // counts of the latest cdpor check.
 //
+// # Stateful checks
+//
+// A model with a loop that never ends once reached (a `while true` loop
+// that no break or return leaves: analysis.Program.EndlessLoops) is
+// checked in the stateful mode from the quick check on, and its
+// escalated checks stay stateful: a stateless exploration of it can only
+// end at the step bound, and the false alarm would show until replaced.
+// A stateless check (quick or escalated) that ends with a step-bound bug
+// is followed, when Settings.Escalate, by a stateful check with the next
+// escalation budget: the bound may be a loop that comes back to a state
+// it was in, which the stateful mode explores once and does not report.
+// The stateful checks use Settings.Stateful.POR, and the invisible steps
+// and race-free words of the snapshot's access facts, as weft check does
+// (the hover's facts, computed once, within the check's context;
+// unknown, every step counts as visible and every word as racy). weft/status
+// says "mode": "stateful" and why (modeWhy), and counts states; a
+// complete stateful check removes the stateless checks' step-bound bugs
+// its own list lacks. Clients that do not take weft/status see it in the
+// status lens, in window/logMessage (the start, with why, and the
+// verdict), and in the related information of each bug the stateful
+// check found. An edit cancels a stateful check like any other.
+//
 // The syntheses (each runs one z3 process) run at most two at once over
 // all documents, and no more than MaxConcurrent: a snapshot waits for a
 // slot, stops waiting when it is replaced or its document closes, and

@@ -40,7 +40,7 @@ type status struct {
 	Why        string  `json:"why,omitempty"` // why incomplete, in words
 	// Stopped is why the exploration stopped early, as the engine names
 	// it ("timeout", "cancelled", "max-executions", "max-bugs",
-	// "execution-length", "memory"; engine.StopReason); empty when it
+	// "execution-length", "memory", "bitstate"; engine.StopReason); empty when it
 	// did not, and when the check failed (Why then says how).
 	Stopped    engine.StopReason `json:"stopped,omitempty"`
 	Waiting    bool              `json:"waiting"`    // checking: waiting for a pause in typing or a free slot
@@ -60,6 +60,14 @@ type status struct {
 	// (run without it) could not confirm: "verified, assuming no
 	// overflow (1 execution, cdpor)".
 	Earlier string `json:"earlier,omitempty"`
+	// Mode is "stateful" when the check runs (or ran) the stateful mode
+	// because the model loops forever or a stateless check reached the
+	// step bound; ModeWhy says which, in words. Absent otherwise.
+	Mode    string `json:"mode,omitempty"`
+	ModeWhy string `json:"modeWhy,omitempty"`
+	// States counts the distinct states a stateful check stored (0 in
+	// the other modes).
+	States int64 `json:"states,omitempty"`
 	// OmittedBugs counts the distinct bugs the check found beyond those
 	// it kept with a trace (engine.Result.Omitted: 100 are kept); the
 	// warnings summarise them per kind and variable.
@@ -71,6 +79,9 @@ func (st status) words() string {
 	w := st.stateWords()
 	if st.Fallback != "" && st.State != stateErrors && !st.Waiting {
 		w += " — " + st.Fallback
+	}
+	if st.ModeWhy != "" && st.State != stateErrors && !st.Waiting {
+		w += " — " + st.ModeWhy
 	}
 	return w
 }
@@ -87,7 +98,11 @@ func (st status) stateWords() string {
 			return b.String()
 		}
 		fmt.Fprintf(&b, "Checking… %s", algoWords(st.Algorithm, st.K))
-		if st.Executions > 0 {
+		if st.Algorithm == string(engine.Stateful) {
+			if st.States > 0 {
+				fmt.Fprintf(&b, ", %s states", groupDigits(st.States))
+			}
+		} else if st.Executions > 0 {
 			fmt.Fprintf(&b, ", %s executions", groupDigits(st.Executions))
 		}
 		return b.String()
@@ -96,7 +111,7 @@ func (st status) stateWords() string {
 		if a := st.assuming(); a != "" {
 			v += ", " + a
 		}
-		return fmt.Sprintf("%s: %s, %s, %s", v, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), seconds(st.ElapsedMs))
+		return fmt.Sprintf("%s: %s, %s, %s", v, st.explored(), algoWords(st.Algorithm, st.K), seconds(st.ElapsedMs))
 	case stateVacuous:
 		w := "nothing was checked"
 		if len(st.Warnings) > 0 {
@@ -113,14 +128,14 @@ func (st status) stateWords() string {
 			if w := st.assuming(); w != "" {
 				a = "; " + w
 			}
-			return s + fmt.Sprintf(" (exploration complete: %s, %s%s)", plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K), a)
+			return s + fmt.Sprintf(" (exploration complete: %s, %s%s)", st.explored(), algoWords(st.Algorithm, st.K), a)
 		}
 		if st.Why != "" {
 			return s + " (incomplete: " + st.Why + ")"
 		}
 		return s
 	case stateIncomplete:
-		w := fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, plural64(st.Executions, "execution"), algoWords(st.Algorithm, st.K))
+		w := fmt.Sprintf("Incomplete: %s after %s (%s); no bug found so far", st.Why, st.explored(), algoWords(st.Algorithm, st.K))
 		if st.Earlier != "" {
 			w += "; an earlier check: " + st.Earlier
 		}
@@ -129,6 +144,15 @@ func (st status) stateWords() string {
 		return "Not checked: the file has errors"
 	}
 	return st.State
+}
+
+// explored says how much the check explored: executions, or for the
+// stateful mode the states it stored (it counts no executions).
+func (st status) explored() string {
+	if st.Algorithm == string(engine.Stateful) {
+		return plural64(st.States, "state")
+	}
+	return plural64(st.Executions, "execution")
 }
 
 // assuming is the qualifier of the status's verdict: "assuming no
@@ -276,6 +300,8 @@ type bugReport struct {
 	// it in head when it is short): what its diagnostic lists.
 	head, tail []engine.TraceStep
 	traceErr   error
+	// stateful is why a stateful check found it (plan.stateful), or "".
+	stateful string
 }
 
 func (b *bugReport) key() string { return reportKey(b.kind, b.rng, b.other) }
@@ -311,13 +337,33 @@ func (d *document) dropStreamed(snap *snapshot, streamed, final map[string]bool)
 	d.bugs = kept
 }
 
+// dropStepBound removes the step-bound bugs of snap that a complete
+// stateful check's final list (keys final) does not have: found by the
+// stateless checks before it, they were loops the stateful check
+// explored round their cycle.
+func (d *document) dropStepBound(snap *snapshot, final map[string]bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.version != snap.version || d.snap != snap {
+		return
+	}
+	kept := d.bugs[:0]
+	for _, b := range d.bugs {
+		if b.kind != engine.BugStepBound || final[b.key()] {
+			kept = append(kept, b)
+		}
+	}
+	clear(d.bugs[len(kept):])
+	d.bugs = kept
+}
+
 // addBug records a bug of snap (if snap is still current) and publishes
 // it soon (publishSoonLocked). final marks the exploration's own list,
 // whose traces replace those streamed in; the caller publishes once
 // after the list (publishBugs).
-func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool) {
+func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful string) {
 	r := &bugReport{
-		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range,
+		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range, stateful: stateful,
 		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
 	}
 	r.head, r.tail, r.traceErr = b.TraceEnds(1, maxRelatedSteps)
@@ -474,6 +520,9 @@ func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
 	}
 	if b.traceErr != nil {
 		loc(b.rng, "internal error: "+b.traceErr.Error())
+	}
+	if b.stateful != "" {
+		loc(b.rng, "found by a stateful check: "+b.stateful)
 	}
 	n := len(b.schedule)
 	if len(b.tail) > 0 {

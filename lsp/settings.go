@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,16 @@ type Settings struct {
 	// engine.BugKinds (assertion, deadlock, data-race, runtime-error,
 	// step-bound).
 	BugKinds []string `json:"bugKinds"`
+	// Stateful configures the stateful checks the server runs on a model
+	// that loops forever (see "Stateful checks" in the package doc).
+	Stateful StatefulSettings `json:"stateful"`
+}
+
+// StatefulSettings configure the server's stateful checks.
+type StatefulSettings struct {
+	// POR is the stateful mode's partial-order reduction, one of
+	// engine.StatefulPORs (none, spor, de, dl; weft check --stateful-por).
+	POR string `json:"por"`
 }
 
 // DefaultSettings are the settings of a client that sets none.
@@ -67,6 +78,7 @@ func DefaultSettings() Settings {
 		MaxSteps:            int(engine.OptionLimits().MaxSteps.Default),
 		SMT:                 true,
 		CDPOR:               true,
+		Stateful:            StatefulSettings{POR: string(engine.DefaultStatefulPOR)},
 	}
 }
 
@@ -153,6 +165,13 @@ func (s Settings) Validate() error {
 	}
 	if !known {
 		return fmt.Errorf("settings: unknown escalationAlgorithm %q", s.EscalationAlgorithm)
+	}
+	if !slices.Contains(engine.StatefulPORs(), engine.StatefulPOR(s.Stateful.POR)) {
+		var known []string
+		for _, p := range engine.StatefulPORs() {
+			known = append(known, string(p))
+		}
+		return fmt.Errorf("settings: unknown stateful.por %q (known: %s)", s.Stateful.POR, strings.Join(known, ", "))
 	}
 	for _, k := range s.BugKinds {
 		if !engine.IsBugKind(k) {

@@ -187,3 +187,52 @@ func deref(p *int64) any {
 	}
 	return *p
 }
+
+// TestStatefulPORSetting: stateful.por takes each reduction of the
+// stateful mode and refuses any other, listing them; the VS Code
+// manifest offers the same, with the engine's default.
+func TestStatefulPORSetting(t *testing.T) {
+	if got := DefaultSettings().Stateful.POR; got != string(engine.DefaultStatefulPOR) {
+		t.Errorf("default stateful.por %q, want the engine's %q", got, engine.DefaultStatefulPOR)
+	}
+	var pors []string
+	for _, p := range engine.StatefulPORs() {
+		pors = append(pors, string(p))
+		next, err := DefaultSettings().merge([]byte(fmt.Sprintf(`{"weft": {"stateful": {"por": %q}}}`, p)))
+		if err != nil || next.Stateful.POR != string(p) {
+			t.Errorf("stateful.por %s: got %q, %v", p, next.Stateful.POR, err)
+		}
+	}
+	prev := DefaultSettings()
+	prev.Stateful.POR = string(engine.StatefulSPOR)
+	next, err := prev.merge([]byte(`{"stateful": {"por": "optimal"}}`))
+	want := `settings: unknown stateful.por "optimal" (known: none, spor, de, dl)`
+	if err == nil || err.Error() != want || next.Stateful.POR != string(engine.StatefulSPOR) {
+		t.Errorf("error %v (stateful.por now %q), want %s and the previous value kept", err, next.Stateful.POR, want)
+	}
+	// A change of another setting keeps the reduction.
+	if next, err := prev.merge([]byte(`{"maxSteps": 10}`)); err != nil || next.Stateful.POR != string(engine.StatefulSPOR) {
+		t.Errorf("another setting changed stateful.por to %q (%v)", next.Stateful.POR, err)
+	}
+	data, err := os.ReadFile("../vscode-extension/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Default any      `json:"default"`
+					Enum    []string `json:"enum"`
+				} `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(data, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := manifest.Contributes.Configuration.Properties["weft.stateful.por"]
+	if !ok || !slices.Equal(p.Enum, pors) || p.Default != string(engine.DefaultStatefulPOR) {
+		t.Errorf("weft.stateful.por in the manifest: %v %+v, want enum %q, default %q", ok, p, pors, engine.DefaultStatefulPOR)
+	}
+}

@@ -665,3 +665,44 @@ func (s *Summary) InvisibleSites(ctx context.Context) (sites map[ir.Site]bool, o
 	}
 	return sites, true
 }
+
+// RaceFreeWords returns, per word of shared memory (an ir.Program
+// location), whether no two accesses of it can form a data race: every
+// access inside an atomic block, or every access holding one same mutex
+// word (the variable's lockset, or, in an array, the word's own). A
+// stateful exploration leaves such words out of the data races it keeps
+// pending in a state (package engine/internal/stateful), which are then
+// fewer and cheaper. ok is false if ctx ended first.
+func (s *Summary) RaceFreeWords(ctx context.Context) (free []bool, ok bool) {
+	free = make([]bool, len(s.prog.Locations))
+	oneWord := func(ls []Loc) bool {
+		for _, l := range ls {
+			if l.Hi-l.Lo == 1 && !l.PerInstance {
+				return true
+			}
+		}
+		return false
+	}
+	for vi, obj := range s.checked.Shared {
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		v := s.Variable(obj)
+		if v == nil || v.Mutex || v.Cond {
+			continue
+		}
+		vs, _ := s.varSpan(vi)
+		if v.Atomic || v.InAtomicBlocks || oneWord(v.Lockset) {
+			for w := vs.lo; w < vs.hi && int(w) < len(free); w++ {
+				free[w] = true
+			}
+			continue
+		}
+		for _, e := range v.Elements {
+			if e.Loc.Hi-e.Loc.Lo == 1 && int(e.Loc.Lo) < len(free) && oneWord(e.Lockset) {
+				free[e.Loc.Lo] = true
+			}
+		}
+	}
+	return free, true
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"weft/analysis"
 	"weft/analysis/access"
 	"weft/analysis/lower"
 	"weft/engine"
@@ -313,14 +314,15 @@ func explore(ctx context.Context, ld *lower.Loaded, f *checkFlags, opts engine.O
 			fmt.Fprintf(warn, "%s: independence constraints not computed (%v): cdpor uses its own conditions only\n", prefix, err)
 		}
 	}
-	if opts.Algorithm == engine.Stateful && opts.Stateful.POR != engine.StatefulNone {
+	if opts.Algorithm == engine.Stateful {
 		// The steps no other thread's step depends with (S-POR's
-		// invisible steps), from the static access analysis.
-		sites, err := invisibleSites(ctx, ld)
+		// invisible steps) and the words that cannot race, from the
+		// static access analysis.
+		sites, free, err := statefulFacts(ctx, ld)
 		if err == nil {
-			opts.Stateful.Invisible = sites
+			opts.Stateful.Invisible, opts.Stateful.RaceFree = sites, free
 		} else if warn != nil {
-			fmt.Fprintf(warn, "%s: invisible steps not computed (%v): the reduction takes every step as visible\n", prefix, err)
+			fmt.Fprintf(warn, "%s: static facts not computed (%v): every step is taken as visible and every word as racy\n", prefix, err)
 		}
 	}
 	return engine.Explore(ctx, ld.Exec, opts)
@@ -361,6 +363,7 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 		defer cancel()
 	}
 	prog := newProgress(stderr, path, f.quiet)
+	prog.stateful = opts.Algorithm == engine.Stateful
 	opts.OnProgress, opts.ProgressInterval = prog.update, progressTick
 	if !f.quiet {
 		opts.OnBug = func(b *engine.Bug) {
@@ -392,8 +395,15 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	c := &checked{path: path, src: src, flags: f, prog: ld.Exec, res: res}
 	status, warnings := engine.Verdict(ld.Exec, res)
 	c.status, c.warnings = string(status), warnings
+	if engine.Unsupported(ld.Exec, engine.Options{Algorithm: engine.Stateful, SpuriousWakeups: opts.SpuriousWakeups}) == nil {
+		// Never suggest a mode that would refuse the model.
+		c.hint = statefulHint(path, ld.Program, res)
+	}
 	if !f.json {
 		printResult(stdout, c)
+		if c.hint != nil {
+			fmt.Fprintln(stderr, "hint: "+c.hint.Message)
+		}
 	}
 	out = resultJSON(c, f.fullTrace)
 	out.Diagnostics = diagnosticsJSON(ld.Diagnostics)
@@ -403,16 +413,64 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	return out
 }
 
-// invisibleSites are the instructions of ld whose steps no step of
-// another thread is dependent with (access.Summary.InvisibleSites).
-func invisibleSites(ctx context.Context, ld *lower.Loaded) (map[ir.Site]bool, error) {
+// statefulFacts are what the static access analysis tells the stateful
+// mode about ld: the instructions whose steps no step of another thread
+// is dependent with (access.Summary.InvisibleSites), and the words that
+// cannot race (access.Summary.RaceFreeWords).
+func statefulFacts(ctx context.Context, ld *lower.Loaded) (map[ir.Site]bool, []bool, error) {
 	sum, err := access.Analyze(ctx, ld.Program, ld.Exec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sites, ok := sum.InvisibleSites(ctx)
-	if !ok {
-		return nil, ctx.Err()
+	free, ok2 := sum.RaceFreeWords(ctx)
+	if !ok || !ok2 {
+		return nil, nil, ctx.Err()
 	}
-	return sites, nil
+	return sites, free, nil
+}
+
+// The reasons of a hint (hintJSON.Reason).
+const (
+	hintStepBound   = "step-bound"   // a step-bound bug
+	hintEndlessLoop = "endless-loop" // a while-true loop no break leaves, in an incomplete check
+)
+
+// statefulHint is the advice to check a model with --algo stateful, when
+// a check in another mode could not decide it for a reason that mode
+// has and the stateful one has not: a step-bound bug (which may be a
+// loop that never ends, not a bug), or a loop that never ends
+// (analysis.Program.EndlessLoops) in a check that did not complete. A
+// complete check of such a model leaves nothing to advise: the loop was
+// never reached, or reached only where its thread blocks. nil when there
+// is nothing to say.
+func statefulHint(path string, prog *analysis.Program, res *engine.Result) *hintJSON {
+	if res.Algorithm == engine.Stateful {
+		return nil
+	}
+	for _, b := range res.Bugs {
+		if b.Kind == engine.BugStepBound {
+			return &hintJSON{Algo: string(engine.Stateful), Reason: hintStepBound, Line: b.Range.Start.Line + 1,
+				Message: fmt.Sprintf("%s: the step-bound bug may be a loop that does not end rather than a bug: try --algo stateful, "+
+					"which explores each state once, so a loop that comes back to a state it was in is explored once and is no bug "+
+					"(one whose state keeps changing still reaches the step bound)", humanPos(path, b.Range))}
+		}
+	}
+	for _, o := range res.Omitted {
+		if o.Kind == engine.BugStepBound {
+			return &hintJSON{Algo: string(engine.Stateful), Reason: hintStepBound, Line: o.Lines[0],
+				Message: fmt.Sprintf("%s:%d: the step-bound bugs may be loops that do not end rather than bugs: try --algo stateful, "+
+					"which explores each state once, so a loop that comes back to a state it was in is explored once and is no bug", path, o.Lines[0])}
+		}
+	}
+	if res.Complete {
+		return nil
+	}
+	if loops := prog.EndlessLoops(); len(loops) > 0 {
+		return &hintJSON{Algo: string(engine.Stateful), Reason: hintEndlessLoop, Line: loops[0].Start.Line + 1,
+			Message: fmt.Sprintf("%s: this model loops forever: a thread that reaches this `while true` loop (no break leaves it) "+
+				"never finishes, so a %s exploration of it can only end at the step bound or a budget: try --algo stateful, "+
+				"which explores each state once and can verify a loop that comes back to a state it was in", humanPos(path, loops[0]), res.Algorithm)}
+	}
+	return nil
 }

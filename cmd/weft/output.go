@@ -87,17 +87,27 @@ type checked struct {
 	res      *engine.Result
 	status   string
 	warnings []string
+	hint     *hintJSON // advice on another mode (statefulHint), or nil
 }
 
 func printResult(w io.Writer, c *checked) {
 	res := c.res
 	state := "complete"
-	if !res.Complete {
+	switch {
+	case res.Stopped == engine.StoppedBitstate:
+		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): coverage is partial, some states may not have been explored"
+	case !res.Complete && res.Algorithm == engine.Stateful:
+		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every state was explored"
+	case !res.Complete:
 		state = "INCOMPLETE (" + stoppedWords(res.Stopped) + "): not every execution was explored"
 	}
-	fmt.Fprintf(w, "%s: %s exploration %s\n", c.path, res.Algorithm, state)
-	fmt.Fprintf(w, "  executions: %d (sleep-set blocked: %d, ended by assume: %d)\n", res.Executions, res.SSB, res.AssumeBlocked)
-	fmt.Fprintf(w, "  events: %d, longest execution: %d steps, time: %s\n", res.Events, res.MaxDepth, res.Elapsed.Round(time.Microsecond))
+	if res.Algorithm == engine.Stateful {
+		printStateful(w, c, state)
+	} else {
+		fmt.Fprintf(w, "%s: %s exploration %s\n", c.path, res.Algorithm, state)
+		fmt.Fprintf(w, "  executions: %d (sleep-set blocked: %d, ended by assume: %d)\n", res.Executions, res.SSB, res.AssumeBlocked)
+		fmt.Fprintf(w, "  events: %d, longest execution: %d steps, time: %s\n", res.Events, res.MaxDepth, res.Elapsed.Round(time.Microsecond))
+	}
 	for _, warn := range c.warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
@@ -314,6 +324,9 @@ type checkJSON struct {
 	Bugs          []bugJSON         `json:"bugs"`
 	// Stateful is what the stateful mode adds (--algo stateful only).
 	Stateful *statefulJSON `json:"stateful,omitempty"`
+	// Hint advises another mode (statefulHint); absent when there is
+	// nothing to advise.
+	Hint *hintJSON `json:"hint,omitempty"`
 	// OmittedBugs counts the distinct bugs found beyond those listed in
 	// Bugs (the engine keeps engine.DefaultMaxTraces with their traces,
 	// and their traces within a quarter of the memory budget).
@@ -339,6 +352,14 @@ type statefulJSON struct {
 	MissProbability float64 `json:"miss_probability"`
 }
 
+// hintJSON is advice to check the model in another mode, and why.
+type hintJSON struct {
+	Algo    string `json:"algo"`    // the mode to try: "stateful"
+	Reason  string `json:"reason"`  // "step-bound" or "endless-loop"
+	Line    int    `json:"line"`    // 1-based: the step-bound bug's line, or the loop's
+	Message string `json:"message"` // the hint in words, as stderr says it
+}
+
 // sourceHash is the report's source_sha256, as replay.Select checks it.
 func sourceHash(src []byte) string { return replay.SourceHash(src) }
 
@@ -360,8 +381,8 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 		Complete: res.Complete, Stopped: res.Stopped,
 		Executions: res.Executions, SSB: res.SSB, AssumeBlocked: res.AssumeBlocked, SpinBlocked: res.SpinBlocked, Events: res.Events,
 		TimeMS: float64(res.Elapsed.Microseconds()) / 1000, Threads: res.MaxThreads, MaxDepth: res.MaxDepth,
-		Stateful: statefulOf(c.flags, res),
-		Bugs:     []bugJSON{}, Warnings: c.warnings,
+		Stateful: statefulOf(c.flags, res), Hint: c.hint,
+		Bugs: []bugJSON{}, Warnings: c.warnings,
 	}
 	for _, a := range res.Assumptions {
 		out.Assumptions = append(out.Assumptions, string(a))
@@ -491,4 +512,65 @@ func statefulOf(f *checkFlags, res *engine.Result) *statefulJSON {
 	}
 	return &statefulJSON{POR: f.statefulPOR, ExactStates: f.exactStates, States: res.States, Transitions: res.Transitions,
 		Matched: res.Matched, Retraversals: res.Retraversals, VisitedBytes: res.VisitedBytes, MissProbability: res.MissProbability}
+}
+
+// printStateful prints the head of a stateful check's report: what was
+// stored and explored, and what the verdict's state matching rests on.
+func printStateful(w io.Writer, c *checked, state string) {
+	res := c.res
+	fmt.Fprintf(w, "%s: stateful exploration (--stateful-por %s) %s\n", c.path, c.flags.statefulPOR, state)
+	fmt.Fprintf(w, "  states stored: %s, transitions: %s, matched: %s, re-traversals: %s\n",
+		groupDigits(res.States), groupDigits(res.Transitions), groupDigits(res.Matched), groupDigits(res.Retraversals))
+	rate := "-"
+	if secs := res.Elapsed.Seconds(); secs > 0 {
+		rate = groupDigits(int64(float64(res.States) / secs))
+	}
+	fmt.Fprintf(w, "  peak visited-set memory: %s, states per second: %s, time: %s\n", humanBytes(res.VisitedBytes), rate, res.Elapsed.Round(time.Microsecond))
+	switch {
+	case res.Stopped == engine.StoppedBitstate:
+		fmt.Fprintln(w, "  states: 128-bit fingerprints until the visited set filled its memory, then bitstate hashing, which may take two states for one and skip the second: coverage is partial, nothing is verified")
+	case c.flags.exactStates:
+		fmt.Fprintln(w, "  states stored whole (--exact-states): no state can be missed by a collision")
+	default:
+		fmt.Fprintf(w, "  probability that a fingerprint collision hid a state: ≤ %s (128-bit fingerprints; --exact-states stores states whole)\n", probability(res.MissProbability))
+	}
+}
+
+// probability writes a small probability briefly: 2.3e-36.
+func probability(p float64) string {
+	if p == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// groupDigits writes n with thousands separators: 12,345.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// humanBytes writes a size in the largest binary unit that keeps it at
+// least 1: 1.5 MiB.
+func humanBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
 }

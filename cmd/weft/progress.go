@@ -30,6 +30,7 @@ type progress struct {
 	terminal bool
 	shown    bool // a terminal line is on screen
 	lastLine time.Duration
+	stateful bool // count states, not executions (--algo stateful)
 }
 
 func newProgress(w io.Writer, path string, quiet bool) *progress {
@@ -48,6 +49,9 @@ func (p *progress) update(s engine.Stats) {
 	}
 	secs := s.Elapsed.Seconds()
 	line := fmt.Sprintf("weft: %s: %d executions (%.0f/s), %d steps (%.0f/s)", p.path, s.Executions, float64(s.Executions)/secs, s.Events, float64(s.Events)/secs)
+	if p.stateful {
+		line = fmt.Sprintf("weft: %s: %d states (%.0f/s), %d transitions, %d matched", p.path, s.States, float64(s.States)/secs, s.Transitions, s.Matched)
+	}
 	if s.MaxDepth > 0 {
 		line += fmt.Sprintf(", longest execution %d steps", s.MaxDepth)
 	}

@@ -18,6 +18,10 @@ import (
 // can tell apart hash differently but with probability about 2^-128 per
 // pair (see "Why 128 bits").
 //
+// Machine.AppendState writes the same content as canonical bytes (see
+// "Exact state encoding" in encode.go): a change of what is hashed here
+// is a change there too.
+//
 // What is hashed, each part a term added (mod 2^64, lane by lane) to the
 // sum, so that removing a term is exact:
 //
@@ -34,11 +38,11 @@ import (
 //     hashed too). A slot that no instruction writes holds its initial
 //     value and is never counted;
 //   - each thread's record of spin detection while it can still make the
-//     thread spin (it arrived at a loop head and has made only pure reads
+//     thread spin (it arrived at a loop head and has made only pure steps
 //     since; otherwise the record is inert: the next arrival starts over,
 //     as with none): the head, the depth, the values of the loop's slots
 //     then, and each read since (location, value, and whether the
-//     location has been written since, which decides between a deadlock
+//     location has been changed since, which decides between a deadlock
 //     and a spin-blocked execution when the thread spins).
 //
 // Not hashed, being history or settings rather than state: step counts
@@ -461,7 +465,9 @@ func (f *fingerprint) afterStep(m *Machine, t int32, frameLo, memLo int) {
 	}
 	if len(f.freshEnts) > 0 {
 		for _, w := range written {
-			f.staleAfterWrite(m, w.at)
+			if w.changed {
+				f.staleAfterWrite(m, w.at)
+			}
 		}
 	}
 	if rec.aux >= 0 {
@@ -489,8 +495,9 @@ func (f *fingerprint) reterm(m *Machine, t int32) {
 }
 
 // staleAfterWrite turns stale the fresh spin reads of loc, which the
-// step has written (its first write to loc in this step incremented
-// Machine.writes[loc] once).
+// step has changed (its first write to loc that changed it incremented
+// Machine.writes[loc] once; a write of the value the word held makes no
+// read stale: see "Writes that change nothing").
 func (f *fingerprint) staleAfterWrite(m *Machine, loc int32) {
 	was := m.writes[loc] - 1
 	for e := f.freshHead[loc]; e >= 0; e = f.freshEnts[e].prev {

@@ -92,3 +92,64 @@ func BenchmarkFingerprint(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendState measures AppendState (the exact encoding of
+// --exact-states) on the states of the same random walk on each model of
+// the paper suite: the time per call (each state encoded 16 times in a
+// row, timed together, so that the clock's cost is small beside it) and
+// the size of the encoding.
+//
+//	go test ./engine/interp -run '^$' -bench AppendState -count 5
+func BenchmarkAppendState(b *testing.B) {
+	const batch = 16
+	for _, name := range paperSuite {
+		src, err := os.ReadFile(filepath.Join("../../benchmarks", name+".weft"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		prog := loadSrc(b, name, string(src))
+		b.Run(name, func(b *testing.B) {
+			m, err := NewMachineConfig(prog, Config{Fingerprint: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewSource(1))
+			var ev Event
+			var buf []byte
+			calls, size := 0, 0
+			var spent time.Duration
+			enabled := make([]int, 0, 64)
+			b.ResetTimer()
+			for range b.N {
+				for range 2000 {
+					start := time.Now()
+					for range batch {
+						buf = m.AppendState(buf[:0])
+					}
+					spent += time.Since(start)
+					calls += batch
+					size += len(buf)
+					enabled = enabled[:0]
+					for i := range m.Threads {
+						if m.Enabled(i) {
+							enabled = append(enabled, i)
+						}
+					}
+					if len(enabled) == 0 {
+						break
+					}
+					th := enabled[r.Intn(len(enabled))]
+					if !m.StepAlt(th, r.Intn(m.Alternatives(th)), &ev) {
+						break
+					}
+					if r.Intn(4) == 0 {
+						m.Undo()
+					}
+				}
+				m.UndoTo(0)
+			}
+			b.ReportMetric(float64(spent.Nanoseconds())/float64(calls), "ns/call")
+			b.ReportMetric(float64(size*batch)/float64(calls), "B/state")
+		})
+	}
+}

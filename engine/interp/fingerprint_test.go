@@ -26,10 +26,11 @@ func loadSrc(t testing.TB, name, src string) *ir.Program {
 // genModel writes a random Weft model that exercises every part of the
 // state the fingerprint hashes: shared words and arrays, mutexes (lock,
 // trylock), a condition variable (wait, signal, broadcast), spin loops
-// and awaits (spin records and their reads), local variables and local
-// arrays (live and dead slots), recursive functions (frames at several
-// depths), spawned procs and joins, choose (alternatives) and atomic
-// blocks. It may have bugs, runtime errors and deadlocks: the walks only
+// and awaits (spin records and their reads; test-and-set and trylock
+// loops and write-backs, whose failed attempts change nothing), local
+// variables and local arrays (live and dead slots), recursive functions
+// (frames at several depths), spawned procs and joins, choose
+// (alternatives) and atomic blocks. It may have bugs, runtime errors and deadlocks: the walks only
 // need states.
 func genModel(r *rand.Rand) string {
 	g := &gen{r: r}
@@ -157,7 +158,7 @@ func (g *gen) stmt(sb *strings.Builder, d int, top bool) {
 		line("a = %s", g.expr())
 		return
 	}
-	switch g.r.Intn(22) {
+	switch g.r.Intn(25) {
 	case 0, 1:
 		line("a = %s", g.expr())
 	case 2:
@@ -235,6 +236,29 @@ func (g *gen) stmt(sb *strings.Builder, d int, top bool) {
 			line("broadcast(cv)")
 		}
 		line("unlock(m)")
+	case 21:
+		// A test-and-set lock: a failed attempt writes f over itself.
+		line("while true {")
+		line("    atomic {")
+		line("        a = f")
+		line("        f = 1")
+		line("    }")
+		line("    if a == 0 {")
+		line("        break")
+		line("    }")
+		line("}")
+		line("f = 0")
+	case 22:
+		// A trylock lock: a failed attempt changes nothing.
+		line("while !trylock(m2) {")
+		line("}")
+		line("y = y + 1")
+		line("unlock(m2)")
+	case 23:
+		// A wait whose iteration writes back what it read.
+		line("while f == 0 {")
+		line("    x[%d] = x[%d]", g.r.Intn(3), g.r.Intn(3))
+		line("}")
 	default:
 		line("assert %s", g.cond())
 	}

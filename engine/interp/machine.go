@@ -23,6 +23,16 @@
 // waiter, the memo) is not hashed. RecomputeFingerprint computes it from
 // scratch, for tests. "State fingerprint" in fingerprint.go says what
 // exactly is hashed, what it costs, and why 128 bits.
+//
+// # Exact state encoding
+//
+// Machine.AppendState writes the same content as canonical bytes, for a
+// visited set that stores states exactly (--exact-states): two states
+// have equal encodings iff the fingerprint's terms are equal, so it
+// identifies the states the fingerprint identifies, without collisions.
+// It works with or without Config.Fingerprint, costs time in the size of
+// the state, and allocates nothing when its buffer has room. "Exact state
+// encoding" in encode.go gives the layout.
 package interp
 
 import (
@@ -50,7 +60,7 @@ const (
 	// Finished: the thread has ended.
 	Finished
 	// Spinning: the thread is parked at a loop head, repeating an
-	// iteration that only reads (see "Spin loops wait" in spin.go). It
+	// iteration that changes nothing (see "Spin loops wait" in spin.go). It
 	// never runs again in this execution.
 	Spinning
 )
@@ -224,7 +234,8 @@ type Machine struct {
 	wokeUndo []wokeRec // see condState
 	waitBuf  []int32
 
-	writes      []int64 // per location: the steps that wrote it in this execution
+	writes      []int64 // per location: the steps that changed it in this execution (see "Writes that change nothing")
+	stepChanged bool    // the current step (or tail access) wrote a value another than the word held
 	spinSlots   []int64 // see spinState
 	spinReads   []spinRead
 	stepSlotsLo int32 // len(spinSlots) when the current step started
@@ -236,8 +247,9 @@ type Machine struct {
 	total      int // visible steps executed, tails included
 	undo       []undoRecord
 	frameUndo  []fword   // frame words a step overwrote, first write only (see save); call records
-	memUndo    []word    // memory words a step overwrote, first write only
+	memUndo    []mword   // memory words a step overwrote, first write only
 	memSaved   []uint64  // bit l: the current step has saved location l in memUndo
+	memChanged []uint64  // bit l: the current step has changed location l (see "Writes that change nothing")
 	procSpawns []int32   // per proc: spawns so far in this execution (for names)
 	freeThread []*Thread // recycled thread objects
 
@@ -253,7 +265,8 @@ type Machine struct {
 	memoSize  int // entries
 	memoWords int // words held by the entries
 
-	fp *fingerprint // the state fingerprint, nil unless Config.Fingerprint
+	fp     *fingerprint // the state fingerprint, nil unless Config.Fingerprint
+	encTab *fpTables    // AppendState's tables when fp is nil, made at its first call
 }
 
 // DefaultLocalBudget is the default bound on local instructions between
@@ -314,6 +327,7 @@ func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
 		Prog:         prog,
 		Mem:          append([]int64(nil), prog.Init...),
 		memSaved:     make([]uint64, bitWords(len(prog.Init))),
+		memChanged:   make([]uint64, bitWords(len(prog.Init))),
 		writes:       make([]int64, len(prog.Init)),
 		LocalBudget:  localBudget,
 		procSpawns:   make([]int32, len(prog.Procs)),
@@ -363,8 +377,8 @@ func frameBytes(t *Thread) int64 { return threadBytes(t) }
 // frames of its threads (live and recycled), the undo log and the memo
 // of local computations. It takes constant time.
 func (m *Machine) Bytes() int64 {
-	const rec, w, fw = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(word{})), int64(unsafe.Sizeof(fword{}))
-	n := wordsBytes(len(m.Mem)) + m.frameBytes + rec*int64(cap(m.undo)) +
+	const rec, w, fw = int64(unsafe.Sizeof(undoRecord{})), int64(unsafe.Sizeof(mword{})), int64(unsafe.Sizeof(fword{}))
+	n := wordsBytes(len(m.Mem)) + 8*int64(len(m.memChanged)) + m.frameBytes + rec*int64(cap(m.undo)) +
 		fw*int64(cap(m.frameUndo)) + w*int64(cap(m.memUndo)) + int64(unsafe.Sizeof(int64(0)))*int64(m.memoWords) + m.auxBytes()
 	if m.fp != nil {
 		n += m.fp.bytes()
@@ -490,6 +504,15 @@ func (m *Machine) StepAlt(t, alt int, ev *Event) bool {
 	ok := m.step(t, alt, ev)
 	m.undo[len(m.undo)-1].aux = m.auxAt
 	m.auxAt, m.mover = -2, nil
+	// Which of the words the step saved it changed, for Undo (and the
+	// fingerprint); the bits are cleared one by one, as the bits of other
+	// entries may share a word.
+	for i := memLo; i < len(m.memUndo); i++ {
+		e := &m.memUndo[i]
+		w, bit := uint32(e.at)>>6, uint64(1)<<(uint32(e.at)&63)
+		e.changed = m.memChanged[w]&bit != 0
+		m.memChanged[w] &^= bit
+	}
 	if m.fp != nil {
 		m.fp.afterStep(m, int32(t), frameLo, memLo) // before the saved bits are cleared
 	}
@@ -516,7 +539,7 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 		total: m.total, aux: -1,
 	}
 	m.beginCalls(th)
-	m.stepSlotsLo, m.auxAt, m.mover = int32(len(m.spinSlots)), -1, th
+	m.stepSlotsLo, m.auxAt, m.mover, m.stepChanged = int32(len(m.spinSlots)), -1, th, false
 	accBuf, tailBuf := ev.Acc[:0], ev.Tail[:0]
 	*ev = Event{Thread: int32(t), PC: th.PC, Index: th.Steps, Loc: -1, Alt: int32(alt)}
 	th.Steps++
@@ -603,7 +626,7 @@ func (m *Machine) step(t, alt int, ev *Event) bool {
 		return false
 	}
 	if th.spin.at != 0 && th.spin.pure {
-		m.spinStep(th, ev)
+		m.spinStep(th, ev, m.stepChanged)
 	}
 	if in.Op != ir.OpAtomic {
 		th.PC++
@@ -640,9 +663,10 @@ func (m *Machine) runTail(th *Thread, t int32, tail []TailStep) []TailStep {
 		if m.Prog.Locations[th.Frame[in.B]].Atomic {
 			break
 		}
+		m.stepChanged = false
 		a := m.loadStore(th, in)
 		if th.spin.at != 0 && th.spin.pure {
-			m.spinNote(th, a.Loc, a.Value, a.Write)
+			m.spinNote(th, a.Loc, a.Value, a.Write, a.Write && m.stepChanged)
 		}
 		tail = append(tail, TailStep{Access: a, PC: th.PC})
 		th.Steps++
@@ -667,13 +691,29 @@ func (m *Machine) loadStore(th *Thread, in ir.Instr) ir.Access {
 	return a
 }
 
+// mword is a memory word a step overwrote: its value before the step,
+// and whether the step changed it (see "Writes that change nothing").
+type mword struct {
+	at      int32
+	changed bool
+	v       int64
+}
+
 // write writes v to shared location loc, saving the old word first if
-// the step has not already.
+// the step has not already. A write of another value than the word
+// holds sets stepChanged, and the first in the step counts in writes.
 func (m *Machine) write(loc int32, v int64) {
-	if bit := uint64(1) << (uint32(loc) & 63); m.memSaved[uint32(loc)>>6]&bit == 0 {
-		m.memSaved[uint32(loc)>>6] |= bit
-		m.memUndo = append(m.memUndo, word{loc, m.Mem[loc]})
-		m.writes[loc]++
+	w, bit := uint32(loc)>>6, uint64(1)<<(uint32(loc)&63)
+	if m.memSaved[w]&bit == 0 {
+		m.memSaved[w] |= bit
+		m.memUndo = append(m.memUndo, mword{at: loc, v: m.Mem[loc]})
+	}
+	if v != m.Mem[loc] {
+		m.stepChanged = true
+		if m.memChanged[w]&bit == 0 {
+			m.memChanged[w] |= bit
+			m.writes[loc]++
+		}
 	}
 	m.Mem[loc] = v
 }
@@ -762,7 +802,9 @@ func (m *Machine) Undo() {
 	for i := len(m.memUndo) - 1; i >= rec.memLo; i-- {
 		w := m.memUndo[i]
 		m.Mem[w.at] = w.v
-		m.writes[w.at]--
+		if w.changed {
+			m.writes[w.at]--
+		}
 	}
 	m.memUndo = m.memUndo[:rec.memLo]
 	th := m.Threads[rec.thread]

@@ -9,11 +9,13 @@ import (
 
 // Spin loops wait
 //
-// A loop iteration that made no visible step but reads of shared memory
-// (reads, and atomic blocks that wrote nothing) and came back to the loop
-// head with the slots that can change the next iteration (ir.Loop.Slots)
-// as they were, would repeat itself, reading the same values, until some
-// other thread writes a location it read. The machine parks such a thread
+// A loop iteration whose visible steps changed no shared word (reads,
+// writes that stored the value their word held, atomic blocks whose every
+// write did, trylocks that found their mutex held: "pure" steps, see
+// "Writes that change nothing") and that came back to the loop head with
+// the slots that can change the next iteration (ir.Loop.Slots) as they
+// were, would repeat itself, reading the same values, until some other
+// thread changes a word it accessed. The machine parks such a thread
 // at the head with the status Spinning: it is not enabled, and it never
 // runs again in this execution ("spin-assume", as GenMC and Nidhugg do).
 // The executions in which its reads come after the writes that let it out
@@ -23,19 +25,64 @@ import (
 //
 // Each thread remembers the innermost loop head it arrived at (its pc and
 // the call depth, the values of the loop's Slots then), whether every
-// visible step since was a pure read, and which locations it read since,
-// with the number of writes each location had had then. Arriving at the
-// same head again with nothing but pure reads since and the same slot
-// values, the thread spins. Arriving at another head, or after anything
+// visible step since was pure, and which locations it accessed since (its
+// reads; a no-op write or a failed trylock counts as a read of the value
+// the word held), with the number of changes each location had had then
+// (Machine.writes). Arriving at the same head again with nothing but pure
+// steps since and the same slot values, the thread spins. Arriving at another head, or after anything
 // else, it starts over from there. A loop with no visible step at all
 // between two arrivals at its head with the same slots (`while true {}`)
 // spins too: it could only go on forever.
 //
 // When no thread can move and some spinning thread read a location that
-// has been written since (Machine.StaleSpin), the execution is
+// has been changed since (Machine.StaleSpin), the execution is
 // spin-blocked: in it the spinner would have read the new value and gone
 // on; that execution is explored elsewhere, with the read after the
 // write. Otherwise the spinners spin forever: a deadlock.
+//
+// Writes that change nothing
+//
+// A write that stores the value its word already holds (a test-and-set
+// `atomic { old = flag; flag = true }` finding the flag set, `x = x`)
+// and a trylock that finds its mutex held leave shared memory as it was.
+// For spin detection they are pure: the iteration that made them, back at
+// its head with the same slots, is a stutter (the whole state after it is
+// the state before it, dead slots and history aside), and run again it
+// would make the same steps: each read returns the same value as no word
+// it accessed has changed, so each write computes the same value from the
+// same locals and finds the same value there, and the trylock finds the
+// same owner. Only a change of one of those words by another thread can
+// make it do anything else, which is the case of a read-only loop with
+// the no-op writes counted as reads of the value they found. They remain
+// writes for everything else: their footprint (ir.Footprint), and so the
+// dependence relation and sleep sets, data races, happens-before (an
+// atomic no-op write still releases) and the events of a trace; the
+// exploration reorders the spinner's last iteration after another
+// thread's change of such a word as it does after a change of a word the
+// iteration read (a write of a word and another write of it, and a
+// trylock and the lock or unlock of its mutex, are dependent).
+//
+// Machine.writes counts, per location, the steps that changed it: the
+// first write of a step to a location that stores another value than the
+// location holds increments it (a step that changes a location and then
+// puts its value back still counts), and no-op writes do not count. So a
+// spinner's own no-op write after its read of the same word does not make
+// that read look stale, and neither does another thread's no-op write.
+// Both are sound: staleness asks whether the spinner, reading again after
+// the write, could read another value than it did, and a write of the
+// value the word holds leaves it as the spinner would read it (any write
+// between the read and the no-op write that changed the word counts
+// itself). Declaring such an execution a deadlock rather than
+// spin-blocked is what it is: every thread waits, and the spinner, run
+// again, would make the same no-op steps forever, which wake no one (a
+// lock waits for its mutex's value, a spinner for a change, a join for a
+// thread to finish, a wait for a signal, which is not pure). Which steps
+// change which words is fixed by the order of the writes of each word,
+// which every linearisation of a trace shares, so the classification does
+// not depend on the linearisation (as the unfolding's doc requires); and
+// two no-op writes of one word, or a no-op write and a read of it, which
+// cdpor may find independent ("No-op swaps" there), leave every count as
+// it was in either order.
 //
 // Machine.NoSpinWait turns spinning off for while loops (the thread goes
 // on looping, up to the step bound); an await (ir.Loop.Await) always
@@ -95,7 +142,7 @@ func (m *Machine) undoAux(th *Thread, i int32) {
 type spinState struct {
 	at     int32 // 1 + the pc of the head; 0: none yet
 	depth  int32 // the call depth then
-	pure   bool  // every visible step since was a pure read
+	pure   bool  // every visible step since was pure (see "Writes that change nothing")
 	slotLo int32 // the values of the loop's Slots then: Machine.spinSlots[slotLo:slotLo+slotN]
 	slotN  int32
 	reads  int32 // the last read since, in Machine.spinReads; -1: none
@@ -105,21 +152,27 @@ type spinState struct {
 	readsLo int32
 }
 
-// spinRead is a read made since the last arrival at a loop head.
+// spinRead is a read made since the last arrival at a loop head, or a
+// write that stored the value its word held (see "Writes that change
+// nothing").
 type spinRead struct {
 	loc    int32
 	prev   int32 // the previous read of the same thread since that arrival, or -1
 	value  int64
 	writes int64 // Machine.writes[loc] at the read
+	write  bool  // a write of the value the word held
 }
 
 // SpinRead is a location a spinning thread read in its last iteration,
-// the value it read, and whether that location has been written since
-// (Machine.SpinReads).
+// the value it read, and whether that location has been changed since
+// (Machine.SpinReads). Write says that the iteration only wrote the
+// location, the value it already held (see "Writes that change
+// nothing"), and did not read it.
 type SpinRead struct {
 	Loc   int32
 	Value int64
 	Stale bool
+	Write bool
 }
 
 // spinDepth is the call depth of th's current activation, which tells
@@ -166,42 +219,45 @@ func (m *Machine) arriveAtHead(th *Thread) bool {
 }
 
 // spinNote records an access th made in a visible step (or a coarse
-// tail) for spin detection: a read is remembered, anything else makes the
-// iteration impure.
-func (m *Machine) spinNote(th *Thread, loc int32, value int64, write bool) {
+// tail) for spin detection: a read, or a write that stored the value the
+// word held, is remembered as a read of that value; a write that changed
+// the word (changed) makes the iteration impure.
+func (m *Machine) spinNote(th *Thread, loc int32, value int64, write, changed bool) {
 	s := &th.spin
 	if s.at == 0 || !s.pure {
 		return
 	}
 	m.auxSave()
-	if write {
+	if changed {
 		s.pure = false
 		return
 	}
-	m.spinReads = append(m.spinReads, spinRead{loc: loc, prev: s.reads, value: value, writes: m.writes[loc]})
+	m.spinReads = append(m.spinReads, spinRead{loc: loc, prev: s.reads, value: value, writes: m.writes[loc], write: write})
 	s.reads = int32(len(m.spinReads) - 1)
 }
 
-// spinStep records what a visible step of th did, for spin detection.
-func (m *Machine) spinStep(th *Thread, ev *Event) {
+// spinStep records what a visible step of th did, for spin detection;
+// changed says whether it changed a shared word.
+func (m *Machine) spinStep(th *Thread, ev *Event, changed bool) {
 	s := &th.spin
 	if s.at == 0 || !s.pure {
 		return
 	}
-	switch ev.Kind {
-	case ir.EvRead:
-		m.spinNote(th, ev.Loc, ev.Value, false)
-	case ir.EvAtomic:
+	switch {
+	case changed:
+		m.auxSave()
+		s.pure = false
+	case ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite:
+		m.spinNote(th, ev.Loc, ev.Value, ev.Kind == ir.EvWrite, false)
+	case ev.Kind == ir.EvAtomic:
+		// Every access: the reads, and the writes, each of which stored
+		// the value its word held.
 		for _, a := range ev.Acc {
-			if a.Write {
-				m.auxSave()
-				s.pure = false
-				return
-			}
+			m.spinNote(th, a.Loc, a.Value, a.Write, false)
 		}
-		for _, a := range ev.Acc {
-			m.spinNote(th, a.Loc, a.Value, false)
-		}
+	case ev.Kind == ir.EvTrylock && ev.Value == 0:
+		// A trylock that found the mutex held reads its owner.
+		m.spinNote(th, ev.Loc, m.Mem[ev.Loc], false, false)
 	default:
 		m.auxSave()
 		s.pure = false
@@ -209,7 +265,9 @@ func (m *Machine) spinStep(th *Thread, ev *Event) {
 }
 
 // StaleSpin reports whether thread t spins and some location it read in
-// its last iteration has been written since.
+// its last iteration has been changed since (a write that stored the
+// value the location held does not count: see "Writes that change
+// nothing").
 func (m *Machine) StaleSpin(t int) bool {
 	th := m.Threads[t]
 	if th.Status != Spinning {
@@ -225,7 +283,8 @@ func (m *Machine) StaleSpin(t int) bool {
 
 // SpinReads lists what thread t read in the iteration since its last
 // arrival at a loop head (for a spinning thread: the iteration it repeats
-// forever), in the order of the reads, each location once (its last read).
+// forever), in the order of the reads, each location once (its last read
+// or no-op write; Write if it made no read of it).
 func (m *Machine) SpinReads(t int) []SpinRead {
 	th := m.Threads[t]
 	if th.spin.at == 0 {
@@ -234,10 +293,11 @@ func (m *Machine) SpinReads(t int) []SpinRead {
 	var out []SpinRead
 	for r := th.spin.reads; r >= 0; r = m.spinReads[r].prev {
 		rd := &m.spinReads[r]
-		if slices.ContainsFunc(out, func(x SpinRead) bool { return x.Loc == rd.loc }) {
+		if i := slices.IndexFunc(out, func(x SpinRead) bool { return x.Loc == rd.loc }); i >= 0 {
+			out[i].Write = out[i].Write && rd.write
 			continue
 		}
-		out = append(out, SpinRead{Loc: rd.loc, Value: rd.value, Stale: m.writes[rd.loc] > rd.writes})
+		out = append(out, SpinRead{Loc: rd.loc, Value: rd.value, Stale: m.writes[rd.loc] > rd.writes, Write: rd.write})
 	}
 	slices.Reverse(out)
 	return out

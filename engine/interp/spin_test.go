@@ -169,15 +169,18 @@ func TestSpinSlots(t *testing.T) {
 		}
 	})
 	t.Run("a write in the loop", func(t *testing.T) {
+		// Each iteration flips x: its write changes a word.
 		p := irtest.New()
 		flag := p.Var("flag", irtest.Atomic, 0)
 		x := p.Var("x", irtest.Atomic, 0)
 		th := p.Thread("t")
-		v := th.Temp()
+		v, w := th.Temp(), th.Temp()
 		th.Label("top")
 		th.LoopHead(false)
 		th.Load(v, flag)
-		th.StoreConst(x, 1)
+		th.Load(w, x)
+		th.Op(ir.OpNot, w, w, 0)
+		th.Store(x, w)
 		th.Jz("top", v)
 		m := NewMachine(p.MustBuild(), 0)
 		for i := range 10 {

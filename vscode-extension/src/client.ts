@@ -192,6 +192,7 @@ export function serverSettings(): Record<string, unknown> {
     'maxConcurrent',
     'maxSteps',
     'bugKinds',
+    'stateful',
   ]) {
     const v = c.get(key);
     if (v !== undefined) {

@@ -32,7 +32,7 @@ export interface WeftStatus {
   /** Why the exploration is incomplete, in words ("the time budget ran out", …). */
   why?: string;
   /** Why it stopped early, as the engine names it; absent when it did not, or when the check failed. */
-  stopped?: "timeout" | "cancelled" | "max-executions" | "max-bugs" | "execution-length" | "memory";
+  stopped?: "timeout" | "cancelled" | "max-executions" | "max-bugs" | "execution-length" | "memory" | "bitstate";
   /** Checking: waiting for a pause in typing or a free slot. */
   waiting: boolean;
   /** Checking: an escalated check that runs while the editor is idle. */
@@ -42,6 +42,15 @@ export interface WeftStatus {
   message: string;
   /** Why the check runs sdpor rather than the mode planned, if it does. */
   fallback?: string;
+  /**
+   * "stateful" when the check runs the stateful mode because the model
+   * loops forever or a stateless check reached the step bound; modeWhy
+   * says which. Absent otherwise.
+   */
+  mode?: string;
+  modeWhy?: string;
+  /** The distinct states a stateful check stored (it counts no executions). */
+  states?: number;
   /**
    * What the verdict rests on besides the model: "no-overflow" (cdpor
    * merged orders on conditions that hold only where nothing overflows;

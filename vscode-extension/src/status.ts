@@ -31,6 +31,8 @@ export function assumptionWords(a: string): string {
       return 'no overflow';
     case 'no-spurious-wakeups':
       return 'no spurious wake-ups';
+    case 'no-fingerprint-collision':
+      return 'no two distinct states with one fingerprint';
   }
   return a;
 }
@@ -43,6 +45,11 @@ export function assumingWords(assumptions: readonly string[] | undefined): strin
   }
   const last = words.pop() as string;
   return `assuming ${words.length ? `${words.join(', ')} and ${last}` : last}`;
+}
+
+/** How much a check explored: executions, or the states a stateful check stored. */
+function explored(st: WeftStatus): string {
+  return st.algorithm === 'stateful' ? plural(st.states ?? 0, 'state') : plural(st.executions, 'execution');
 }
 
 /** The status bar's view of a status. It never claims more than the status says. */
@@ -59,7 +66,8 @@ export function statusView(st: WeftStatus): StatusView {
       if (st.waiting) {
         return { text: `$(watch) Weft: ${soFar}checking soon`, tooltip: tooltip() };
       }
-      const execs = st.executions > 0 ? ` ${plural(st.executions, 'execution')}` : '';
+      const count = st.algorithm === 'stateful' ? st.states ?? 0 : st.executions;
+      const execs = count > 0 ? ` ${explored(st)}` : '';
       return {
         text: `$(sync~spin) Weft: ${soFar}checking…${execs}`,
         tooltip: tooltip(),
@@ -72,7 +80,7 @@ export function statusView(st: WeftStatus): StatusView {
         return { text: '$(warning) Weft: incomplete', tooltip: tooltip(), background: 'warning' };
       }
       return {
-        text: `$(pass) Weft: verified${assuming ? `, ${assuming}` : ''} (${plural(st.executions, 'execution')})`,
+        text: `$(pass) Weft: verified${assuming ? `, ${assuming}` : ''} (${explored(st)}${st.mode === 'stateful' ? ', stateful' : ''})`,
         tooltip: tooltip(rests),
       };
     case 'vacuous':

@@ -160,6 +160,8 @@ type Clocks struct {
 
 	hops int64 // access records looked at by the walks (tests check it is linear)
 
+	pend pendingScratch // PendingRaces' scratch
+
 	// Conditional dependence (Cond set): the events each event's
 	// accesses joined (its races are among them), on a stack, and
 	// scratch for the candidates.

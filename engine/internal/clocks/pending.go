@@ -1,6 +1,10 @@
 package clocks
 
-import "weft/engine/ir"
+import (
+	"slices"
+
+	"weft/engine/ir"
+)
 
 // Pending races
 //
@@ -43,25 +47,28 @@ type Pending struct {
 }
 
 // PendingRaces calls f for each location that can race (neither an
-// atomic variable nor a mutex) and each access of its race chain that a
-// live thread is not ordered after, newest first (see "Pending races").
-// live says which threads may still access memory.
-func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f func(loc int32, p Pending)) {
+// atomic variable nor a mutex, nor marked in raceFree) and each access of
+// its race chain that a live thread is not ordered after, newest first
+// (see "Pending races"). live says which threads may still access
+// memory.
+func (c *Clocks) PendingRaces(locs []ir.Location, raceFree []bool, live func(t int32) bool, f func(loc int32, p Pending)) {
 	if c.Off {
 		return
 	}
 	n := int32(len(c.lastEv))
-	syncs := make([]Clock, n)
-	alive := make([]bool, n)
-	set := make([]uint64, (n+63)/64)
+	ps := &c.pend
+	ps.syncs = slices.Grow(ps.syncs[:0], int(n))[:n]
+	ps.alive = slices.Grow(ps.alive[:0], int(n))[:n]
+	ps.set = slices.Grow(ps.set[:0], int(n+63)/64)[:(n+63)/64]
+	syncs, alive, set := ps.syncs, ps.alive, ps.set
 	for t := int32(0); t < n; t++ {
-		if live(t) {
-			alive[t] = true
+		alive[t] = live(t)
+		if alive[t] {
 			_, syncs[t] = c.ThreadClocks(t)
 		}
 	}
 	for loc, head := range c.raceHead {
-		if head < 0 || locs[loc].Atomic || locs[loc].Mutex {
+		if head < 0 || locs[loc].Atomic || locs[loc].Mutex || loc < len(raceFree) && raceFree[loc] {
 			continue
 		}
 		for h := head; h >= 0; h = c.accs[h].race.prev {
@@ -83,4 +90,11 @@ func (c *Clocks) PendingRaces(locs []ir.Location, live func(t int32) bool, f fun
 			}
 		}
 	}
+}
+
+// pendingScratch is PendingRaces' scratch, kept between calls.
+type pendingScratch struct {
+	syncs []Clock
+	alive []bool
+	set   []uint64
 }

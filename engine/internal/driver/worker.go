@@ -640,18 +640,29 @@ func (w *Worker) describeSpin(t int32) string {
 	if l := w.m.SpinLoop(int(t)); l != nil && l.Await {
 		s = "waits forever at the await at line " + fmt.Sprint(w.RangeOf(t, th.PC).Start.Line+1)
 	}
-	reads := w.m.SpinReads(int(t))
-	if len(reads) == 0 {
+	accs := w.m.SpinReads(int(t))
+	if len(accs) == 0 {
 		return s + " (a loop that reads no shared memory)"
 	}
-	parts := make([]string, len(reads))
-	for i, r := range reads {
-		parts[i] = w.Prog.Locations[r.Loc].Name + " = " + interp.FormatValue(w.Prog, w.m, r.Loc, r.Value)
+	// A location the iteration only wrote, storing the value it held
+	// (interp's "Writes that change nothing"), was not read: say so.
+	var reads, writes []string
+	for _, r := range accs {
+		part := w.Prog.Locations[r.Loc].Name + " = " + interp.FormatValue(w.Prog, w.m, r.Loc, r.Value)
+		if r.Write {
+			writes = append(writes, part)
+		} else {
+			reads = append(reads, part)
+		}
 	}
-	if len(reads) == 1 {
-		return s + " (read " + parts[0] + ", which no thread writes again)"
+	var what []string
+	if len(reads) > 0 {
+		what = append(what, "read "+strings.Join(reads, ", "))
 	}
-	return s + " (read " + strings.Join(parts, ", ") + ", which no thread writes again)"
+	if len(writes) > 0 {
+		what = append(what, "wrote "+strings.Join(writes, ", ")+" (unchanged)")
+	}
+	return s + " (" + strings.Join(what, "; ") + ", which no thread changes again)"
 }
 
 // DescribePending says in words what a blocked thread waits for.

@@ -17,6 +17,7 @@ import (
 	"weft/engine/internal/driver"
 	"weft/engine/internal/sdpor"
 	"weft/engine/interp"
+	"weft/examples"
 )
 
 // ownLoop is an SDPOR exploration with fine steps that drives the tree
@@ -134,6 +135,11 @@ func TestOwnLoop(t *testing.T) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if examples.LoopsForever(src) {
+			// Both explorations run into the step bound in every
+			// execution, and some do not finish within the minute.
+			continue
 		}
 		models = append(models, model{filepath.Base(f), string(src)})
 	}

@@ -28,6 +28,9 @@ type Config struct {
 	// static analysis (nil: none known; spawns, joins and chooses are
 	// invisible all the same).
 	Invisible map[ir.Site]bool
+	// RaceFree marks the locations no two accesses of which can race
+	// (nil: none known): no pending race is kept on them.
+	RaceFree []bool
 	// Exact stores each state's whole encoding (Encode) beside its key.
 	Exact  bool
 	Encode func(m *interp.Machine, buf []byte) []byte
@@ -85,6 +88,7 @@ type explorer struct {
 	bitMode bool
 	onStack map[key]int32 // bitstate hashing: the stack's states without record
 	starts  []int32
+	pairs   [][2]int32 // scratch of DE-S-POR's re-traversals
 }
 
 // frame is a state on the stack.
@@ -230,7 +234,7 @@ func (x *explorer) keyOf() (key, []byte) {
 			}
 		}
 		seen := x.seen[:0]
-		x.w.Clocks().PendingRaces(x.prog.Locations, x.live, func(loc int32, p clocks.Pending) {
+		x.w.Clocks().PendingRaces(x.prog.Locations, x.cfg.RaceFree, x.live, func(loc int32, p clocks.Pending) {
 			if loc != cur {
 				flush()
 				cur, acc, seen = loc, key{}, seen[:0]
@@ -345,7 +349,9 @@ func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
 func (x *explorer) account() {
 	n := x.vis.bytes() + x.g.bytes()
 	x.w.Stats.VisitedBytes = max(x.w.Stats.VisitedBytes, n)
-	if x.cfg.Bitstate && !x.bitMode && x.budget > 0 && n >= x.budget {
+	// The table doubles as it fills: go over before the doubling would
+	// pass the share.
+	if x.cfg.Bitstate && !x.bitMode && x.budget > 0 && n+x.vis.growthBytes() >= x.budget {
 		x.bitMode = true
 		x.onStack = map[key]int32{}
 		x.vis.bits = make([]uint64, max(x.w.Opts.MaxMemory/8/8, 1<<10))
@@ -356,11 +362,14 @@ func (x *explorer) account() {
 }
 
 func (x *explorer) framesBytes() int64 {
-	var n int64
-	for i := range x.frames {
-		n += 96 + 8*int64(x.frames[i].width/64+1)*int64(4+len(x.frames[i].current))
+	// Each frame: its fields and its sets (four, and a current set per
+	// thread with the source-set reductions), as wide as the threads.
+	n := int64(len(x.m.Threads))
+	sets := int64(4)
+	if x.cfg.Variant >= DE {
+		sets += n
 	}
-	return n
+	return int64(len(x.frames)) * (160 + 8*int64(words(int(n)))*sets)
 }
 
 // enabledSet is the set of threads that can move, sized for the frame
@@ -504,11 +513,19 @@ func (x *explorer) matched(d int, id int32) {
 			low = 0
 		} else if low == allKnown {
 			// The steps reachable from the matched state count as if
-			// explored again from here (Algorithm 2, lines 19-20).
+			// explored again from here (Algorithm 2, lines 19-20): each
+			// pair of thread and footprint once.
+			x.pairs = x.pairs[:0]
 			low = x.g.visit([]int32{id}, func(e *edge) bool {
-				x.updateCurrent(d, e.thread, e.fp, false)
+				p := [2]int32{e.thread, e.fp}
+				if !slices.Contains(x.pairs, p) {
+					x.pairs = append(x.pairs, p)
+				}
 				return false
 			}, &x.w.Stats.Retraversals)
+			for _, p := range x.pairs {
+				x.updateCurrent(d, p[0], p[1], false)
+			}
 		}
 		for j := max(low+1, 0); j <= int32(d); j++ {
 			x.frames[j].partial = true
@@ -530,8 +547,8 @@ func (x *explorer) updateCurrent(d int, t, fp int32, self bool) {
 	}
 	for j := top; j >= 0; j-- {
 		fj := &x.frames[j]
-		if fj.cur == t || fj.cur < 0 || !x.g.dependent(fj.fp, fp) {
-			continue
+		if fj.reducible && !fj.full || fj.cur == t || fj.cur < 0 || !x.g.dependent(fj.fp, fp) {
+			continue // a reducible state explores its one thread whatever its current set
 		}
 		if int(t) < fj.width {
 			fj.current[fj.cur].add(t)

@@ -44,6 +44,7 @@ type graph struct {
 	fps   []ir.Footprint
 	fpIDs map[string]int32
 	dep   map[uint64]bool
+	dense []int8 // the dependence of the first denseFootprints footprints: 1, -1, or 0 not known yet
 	kb    strings.Builder
 
 	stamp []uint32 // per record: the retraversal that last went through it
@@ -118,11 +119,33 @@ func (g *graph) intern(fp ir.Footprint) int32 {
 	return id
 }
 
+// denseFootprints is how many footprints have their dependence cached in
+// a matrix (the others in a map).
+const denseFootprints = 256
+
 // dependent reports whether steps with footprints a and b of different
 // threads are dependent.
 func (g *graph) dependent(a, b int32) bool {
 	if a > b {
 		a, b = b, a
+	}
+	if b < denseFootprints {
+		i := int(a)*denseFootprints + int(b)
+		if g.dense == nil {
+			g.dense = make([]int8, denseFootprints*denseFootprints)
+		}
+		switch g.dense[i] {
+		case 1:
+			return true
+		case -1:
+			return false
+		}
+		d := ir.Dependent(&g.fps[a], &g.fps[b])
+		g.dense[i] = -1
+		if d {
+			g.dense[i] = 1
+		}
+		return d
 	}
 	k := uint64(a)<<32 | uint64(uint32(b))
 	if d, ok := g.dep[k]; ok {

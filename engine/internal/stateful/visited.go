@@ -93,13 +93,17 @@ func (v *visited) bytes() int64 {
 	return int64(len(v.slots))*int64(unsafe.Sizeof(slot{})) + int64(cap(v.arena)) + 4*int64(cap(v.offs)) + 8*int64(len(v.bits))
 }
 
+// growthBytes is what the table's next doubling adds.
+func (v *visited) growthBytes() int64 {
+	return int64(len(v.slots)) * int64(unsafe.Sizeof(slot{}))
+}
+
 // testAndSetBits reports whether the three bits of k were all set
 // already, and sets them (bitstate hashing).
 func (v *visited) testAndSetBits(k key) bool {
 	n := uint64(len(v.bits)) * 64
 	seen := true
-	for i, h := range [3]uint64{k[0], k[1], bits.RotateLeft64(k[0]^k[1], 29) * 0x9e3779b97f4a7c15} {
-		_ = i
+	for _, h := range [3]uint64{k[0], k[1], bits.RotateLeft64(k[0]^k[1], 29) * 0x9e3779b97f4a7c15} {
 		b := h % n
 		w, m := b/64, uint64(1)<<(b%64)
 		if v.bits[w]&m == 0 {

@@ -176,11 +176,14 @@
 //
 // With spin loops that wait ("Spin loops wait" in package interp), a
 // thread that comes back to a loop head after an iteration whose visible
-// steps were only reads, its loop's compared slots unchanged, becomes
-// Spinning and never moves again in the execution (spin-assume). That is
-// a change of the threads' local states only: whether thread t spins
-// after its event e depends on t's own steps since the loop head and the
-// values they read, so, like the action after e, it is fixed by [e]. To
+// steps changed no shared word (reads, writes of the value the word held,
+// trylocks that found the mutex held), its loop's compared slots
+// unchanged, becomes Spinning and never moves again in the execution
+// (spin-assume). That is a change of the threads' local states only:
+// whether thread t spins after its event e depends on t's own steps since
+// the loop head, the values they read and the values their writes found
+// (each fixed by the last write of the word before, which is in [e]), so,
+// like the action after e, it is fixed by [e]. To
 // the unfolding a spinning thread is a thread without a next action
 // (uevent.next is nil, learnt when e is first executed; peekAction), so
 // no event of it is ever made after e, as after a thread's last step;
@@ -195,7 +198,7 @@
 //
 // A maximal configuration without stops in which some thread spins is
 // handed to driver.Deadlock like a deadlock: if a spinning thread read a
-// location that an event after its read wrote (interp's StaleSpin), the
+// location that an event after its read changed (interp's StaleSpin), the
 // execution is spin-blocked (the real thread would have read the new
 // value and gone on: that is the configuration in which the read comes
 // after the write, which Alg. 1 reaches as an alternative to the read,
@@ -203,8 +206,9 @@
 // otherwise it is a deadlock that names the spinning threads. Which it is
 // depends on the configuration, not on the order C was built in: a read
 // and a later write of its location are dependent, so every
-// linearisation of C orders them alike (and the machine counts writes per
-// location in the order of C). So qpor and optimal count one execution
+// linearisation of C orders them alike (and the machine counts the writes
+// that change a location in the order of C; whether a write changes it
+// depends on the write before it, which is dependent with it too). So qpor and optimal count one execution
 // per maximal configuration that is not spin-blocked, and one
 // spin-blocked execution per spin-blocked one: what SDPOR counts (one per
 // trace, not spin-blocked), and the same bugs as DFS, in every execution

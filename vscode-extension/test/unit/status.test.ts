@@ -39,6 +39,17 @@ const cases: Array<{ name: string; status: WeftStatus; text: RegExp; background?
     tooltip: /complete, assuming no spurious wake-ups/,
     background: 'error',
   },
+  {
+    name: 'a stateful check counts states, not executions, and says it ran statefully',
+    status: st({ state: 'verified', complete: true, algorithm: 'stateful', mode: 'stateful', states: 51, assumptions: ['no-fingerprint-collision'] }),
+    text: /^\$\(pass\) Weft: verified, assuming no two distinct states with one fingerprint \(51 states, stateful\)$/,
+    notText: /execution/,
+  },
+  {
+    name: 'a stateful check running counts states',
+    status: st({ algorithm: 'stateful', mode: 'stateful', states: 1234 }),
+    text: /^\$\(sync~spin\) Weft: checking… 1,234 states$/,
+  },
   { name: 'plain verified names no assumption', status: st({ state: 'verified', complete: true, executions: 6 }), text: /verified \(6 executions\)$/, notText: /assuming/ },
 ];
 
