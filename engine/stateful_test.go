@@ -361,7 +361,9 @@ var errTooManyStates = errors.New("too many states")
 // is") breadth-first, independently of any exploration mode: each state
 // is rebuilt by replaying its shortest path from the initial state, and
 // identified by the fingerprint computed from scratch
-// (Machine.RecomputeFingerprint, not the machine's incremental one). It gives up with
+// (Machine.RecomputeFingerprint, not the machine's incremental one); the
+// exact encodings (Machine.AppendState) must tell exactly as many states
+// apart, else it returns an error. It gives up with
 // errTooManyStates past limit states.
 func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	// Config.Fingerprint only lets RecomputeFingerprint reuse the
@@ -378,6 +380,12 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	}
 	nodes := []node{{parent: -1}}
 	seen := map[interp.Fingerprint]int32{m.RecomputeFingerprint(): 0}
+	// Each state's exact encoding too: two states must have the same
+	// fingerprint iff they have the same encoding (a 128-bit collision
+	// among a few thousand states would be a defect of the hash, not
+	// chance).
+	var enc []byte
+	exact := map[string]interp.Fingerprint{string(m.AppendState(enc[:0])): m.RecomputeFingerprint()}
 	sp := stateSpace{bugs: map[string]bool{}}
 	var path []schedStep
 	var ev engine.Event
@@ -415,6 +423,11 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 				}
 				sp.transitions++
 				fp := m.RecomputeFingerprint()
+				enc = m.AppendState(enc[:0])
+				if other, ok := exact[string(enc)]; ok && other != fp {
+					return sp, fmt.Errorf("state %d's successor by thread %d: one exact state, two fingerprints %x and %x", i, t, other, fp)
+				}
+				exact[string(enc)] = fp
 				if _, ok := seen[fp]; !ok {
 					if len(nodes) >= limit {
 						return sp, fmt.Errorf("%w: more than %d", errTooManyStates, limit)
@@ -432,6 +445,9 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 		}
 	}
 	sp.states = len(nodes)
+	if len(exact) != sp.states {
+		return sp, fmt.Errorf("%d states by their fingerprints, %d by their exact encodings", sp.states, len(exact))
+	}
 	return sp, nil
 }
 
