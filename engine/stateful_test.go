@@ -32,17 +32,24 @@ import (
 type statefulVariant struct {
 	name string
 	opts engine.StatefulOptions
+	// facts gives the exploration the static facts weft check gives it
+	// (statefulFacts: invisible steps, race-free words).
+	facts bool
 }
 
-// statefulVariants are the configurations the tests run: every
-// reduction, and StatefulNone with exact states too (WEFT_LONG=1: every
-// reduction with exact states).
+// statefulVariants are the configurations the tests run: StatefulNone
+// without static facts first (the reference), then with exact states,
+// then every reduction as weft check runs it, with the static facts
+// (WEFT_LONG=1: each with exact states too).
 func statefulVariants() []statefulVariant {
-	var vs []statefulVariant
+	vs := []statefulVariant{
+		{"none", engine.StatefulOptions{POR: engine.StatefulNone}, false},
+		{"none-exact", engine.StatefulOptions{POR: engine.StatefulNone, ExactStates: true}, false},
+	}
 	for _, por := range engine.StatefulPORs() {
-		vs = append(vs, statefulVariant{string(por), engine.StatefulOptions{POR: por}})
-		if por == engine.StatefulNone || longRun() {
-			vs = append(vs, statefulVariant{string(por) + "-exact", engine.StatefulOptions{POR: por, ExactStates: true}})
+		vs = append(vs, statefulVariant{string(por) + "+facts", engine.StatefulOptions{POR: por}, true})
+		if longRun() {
+			vs = append(vs, statefulVariant{string(por) + "-exact+facts", engine.StatefulOptions{POR: por, ExactStates: true}, true})
 		}
 	}
 	return vs
@@ -78,14 +85,17 @@ func requireStateful(t *testing.T) {
 	}
 }
 
-// exploreStateful explores prog in variant v with the step bound
-// maxSteps, skipping the calling test visibly if the mode refuses the
-// program.
-func exploreStateful(t *testing.T, prog *engine.Program, v statefulVariant, maxSteps int) *engine.Result {
+// exploreStateful explores prog (whose text is src) in variant v with
+// the step bound maxSteps, skipping the calling test visibly if the mode
+// refuses the program.
+func exploreStateful(t *testing.T, prog *engine.Program, src string, v statefulVariant, maxSteps int) *engine.Result {
 	t.Helper()
 	requireStateful(t)
 	skipUnavailable(t, v)
 	opts := engine.Options{Algorithm: engine.Stateful, MaxSteps: maxSteps, Stateful: v.opts}
+	if v.facts {
+		opts.Stateful.Invisible, opts.Stateful.RaceFree = statefulFacts(t, "facts", src, prog)
+	}
 	res, err := engine.Explore(context.Background(), prog, opts)
 	var unsupported *engine.UnsupportedError
 	if errors.As(err, &unsupported) {
@@ -167,7 +177,7 @@ func compareStatefulVariants(t *testing.T, name string, prog *engine.Program, sr
 	ref := dfsReference(t, prog, src, budget)
 	for _, v := range statefulVariants() {
 		t.Run(v.name, func(t *testing.T) {
-			got := exploreStateful(t, prog, v, maxSteps(prog))
+			got := exploreStateful(t, prog, src, v, maxSteps(prog))
 			checkStatefulAgainstDFS(t, name, v, prog, src, ref, got)
 		})
 	}
@@ -249,7 +259,27 @@ thread t1 {
     }
 }
 `, 0},
+	{"an invisible step that stops", `
+var m mutex
+var f atomic int
+thread a {
+    var l int = f
+    assert l == 1
 }
+thread b {
+    unlock(m)
+}
+`, 0},
+}
+
+// invisibleStopIssue names a mismatch open at this writing: with the
+// static facts weft check gives it, S-POR, DE-S-POR and DL-S-POR take
+// `unlock(m)` of a mutex no other thread uses as invisible and explore
+// it alone, but it fails (the mutex is not held): a stop, which disables
+// every other thread, so their bugs are never reached (the assertion of
+// "an invisible step that stops"; weft check --algo stateful says only
+// the runtime error). Tests that meet it say so and skip.
+const invisibleStopIssue = "issue 29: an invisible step that stops (unlock of a mutex not held) is explored alone with the static facts, hiding the other threads' bugs"
 
 // TestStatefulRegressions: every variant finds the bugs none finds on
 // statefulRegressions, and dfs's where dfs reaches no step bound.
@@ -261,7 +291,7 @@ func TestStatefulRegressions(t *testing.T) {
 			var none *engine.Result
 			for _, v := range statefulVariants() {
 				t.Run(v.name, func(t *testing.T) {
-					res := exploreStateful(t, prog, v, cyclicMaxSteps)
+					res := exploreStateful(t, prog, tc.src, v, cyclicMaxSteps)
 					checkReproduce(t, tc.name, "stateful "+v.name, prog, res)
 					if none == nil {
 						none = res
@@ -271,7 +301,11 @@ func TestStatefulRegressions(t *testing.T) {
 						}
 						return
 					}
-					for _, e := range cyclicVariantDiffs(v, none, res) {
+					diffs := cyclicVariantDiffs(v, none, res)
+					if len(diffs) > 0 && v.facts && tc.name == "an invisible step that stops" {
+						t.Skipf("%s: %s", invisibleStopIssue, strings.Join(diffs, "; "))
+					}
+					for _, e := range diffs {
 						t.Errorf("%s: %s\n%s", tc.name, e, tc.src)
 					}
 				})
@@ -292,8 +326,8 @@ func TestStatefulExactStates(t *testing.T) {
 	}
 	check := func(t *testing.T, name string, prog *engine.Program, src string) {
 		for _, por := range engine.StatefulPORs() {
-			hashed := exploreStateful(t, prog, statefulVariant{string(por), engine.StatefulOptions{POR: por}}, maxSteps(prog))
-			exact := exploreStateful(t, prog, statefulVariant{string(por) + "-exact", engine.StatefulOptions{POR: por, ExactStates: true}}, maxSteps(prog))
+			hashed := exploreStateful(t, prog, src, statefulVariant{string(por), engine.StatefulOptions{POR: por}, false}, maxSteps(prog))
+			exact := exploreStateful(t, prog, src, statefulVariant{string(por) + "-exact", engine.StatefulOptions{POR: por, ExactStates: true}, false}, maxSteps(prog))
 			if hashed.States != exact.States || hashed.Transitions != exact.Transitions || hashed.Matched != exact.Matched || hashed.Complete != exact.Complete {
 				t.Errorf("%s: stateful %s: %d states, %d transitions, %d matched, complete %v; with exact states %d, %d, %d, %v\n%s",
 					name, por, hashed.States, hashed.Transitions, hashed.Matched, hashed.Complete, exact.States, exact.Transitions, exact.Matched, exact.Complete, src)
@@ -571,7 +605,7 @@ func checkStates(t *testing.T, name string, prog *engine.Program, src string) {
 			// The step bound is no bound here: a depth-first search
 			// reaches each state in fewer steps than there are states
 			// (with their pending accesses).
-			res := exploreStateful(t, prog, v, max(4*sp.states+1, maxSteps(prog)))
+			res := exploreStateful(t, prog, src, v, max(4*sp.states+1, maxSteps(prog)))
 			if !res.Complete {
 				t.Fatalf("%s: stateful %s incomplete (stopped: %s) on %d machine states\n%s", name, v.name, res.Stopped, sp.states, src)
 			}
