@@ -273,13 +273,14 @@ thread b {
 }
 
 // invisibleStopIssue names a mismatch open at this writing: with the
-// static facts weft check gives it, S-POR, DE-S-POR and DL-S-POR take
-// `unlock(m)` of a mutex no other thread uses as invisible and explore
-// it alone, but it fails (the mutex is not held): a stop, which disables
-// every other thread, so their bugs are never reached (the assertion of
-// "an invisible step that stops"; weft check --algo stateful says only
+// static facts weft check gives it, S-POR, DE-S-POR and DL-S-POR take a
+// lock or unlock of a mutex no other thread uses as invisible and
+// explore it alone, but it may fail (an unlock of a mutex not held, a
+// lock of one the thread holds): a stop, which disables every other
+// thread, so their bugs are never reached (the assertion of "an
+// invisible step that stops"; weft check --algo stateful reports only
 // the runtime error). Tests that meet it say so and skip.
-const invisibleStopIssue = "issue 29: an invisible step that stops (unlock of a mutex not held) is explored alone with the static facts, hiding the other threads' bugs"
+const invisibleStopIssue = "issue 29: an invisible step that stops (a lock or unlock of a mutex no other thread uses, which fails) is explored alone with the static facts, hiding the other threads' bugs"
 
 // TestStatefulRegressions: every variant finds the bugs none finds on
 // statefulRegressions, and dfs's where dfs reaches no step bound.
