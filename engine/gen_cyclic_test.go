@@ -442,7 +442,10 @@ func TestCyclicGenerator(t *testing.T) {
 //	WEFT_CYCLIC_HUNT=5000 go test ./engine -run TestCyclicHunt -count=1 -v -timeout 0
 //
 // (WEFT_LONG=1 runs it over longCyclicPrograms programs; WEFT_HUNT_SEED
-// is the first seed.)
+// is the first seed; WEFT_CYCLIC_STATES=N draws programs of up to N
+// machine states, WEFT_CYCLIC_DE_STATES=N runs DE-S-POR up to N stored
+// states: 250 programs of up to 2,500 states took 9 s on this machine,
+// 1,500 of up to 600 took 14 s.)
 func TestStatefulCyclic(t *testing.T) {
 	requireStateful(t)
 	n := size(t, "WEFT_CYCLIC_PROGRAMS")
