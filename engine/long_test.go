@@ -103,6 +103,23 @@ var testSizes = map[string]sizes{
 	"TestV2Random":                 {def: 100, short: 100, long: 300},
 	"TestCondRandomEveryMode":      {def: 100, short: 100, long: 300},
 	"TestUnfoldingV2Random":        {def: 70, short: 60, long: 200},
+	// The stateful mode (stateful_test.go, gen_cyclic_test.go): every
+	// variant on each program, so fewer seeds than the stateless tests.
+	"TestStatefulExactStates": {def: 40, short: 20, long: 300},
+	"TestEnumerateStates":     {def: 40, short: 20, long: 300},
+	"TestStatefulStates":      {def: 30, short: 15, long: 200},
+	"TestStatefulCyclic":      {def: 60, short: 30, long: 1000},
+	"TestCyclicGenerator":     {def: 60, short: 30, long: 1000},
+	// The most machine states of a cyclic program (gen_cyclic_test.go):
+	// DE-S-POR's re-traversals grow fast with them.
+	"cyclic states": {def: 600, short: 300, long: 4000},
+	// The most machine states enumerateStates goes to for one program
+	// (stateful_test.go; fig1 with N = 5 has more than 50,000).
+	"enumerated states": {def: 50_000, short: 20_000, long: 1_000_000},
+	// The most states (of none) on which a cyclic program is explored
+	// with DE-S-POR, whose re-traversals took 49 s on 4,841 states where
+	// none took 0.17 s (a larger limit in WEFT_CYCLIC_DE_STATES).
+	"cyclic de states": {def: 800, short: 400, long: 2500},
 	// The values of a choose (a power of two).
 	"TestChooseManyValues": {def: 1 << 14, short: 1 << 12, long: 1 << 16},
 	// The stores of the hostile model of TestBudgetsHoldOnHostileModels.
