@@ -53,7 +53,9 @@
 // other thread does can depend on t's step). Otherwise every enabled
 // thread is (the safe set is enabled(s)). A stop step (a failed
 // assertion, a runtime error) is never invisible: it disables every
-// other thread.
+// other thread. Whether a step fails is known only once it is made (an
+// unlock of a mutex not held, a choose of an empty range): an invisible
+// step that failed makes its state expanded fully.
 //
 // Source sets (DE-S-POR, DL-S-POR)
 //
