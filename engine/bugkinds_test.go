@@ -193,8 +193,14 @@ thread b {
 					got = append(got, k)
 				}
 				sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
-				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-					t.Errorf("%s: bug kinds %v, want %v", algo, got, tc.want)
+				want := tc.want
+				if algo == engine.Stateful && tc.name == "step bound" {
+					// Its loop goes round two states: the stateful mode
+					// explores them once and verifies it.
+					want = nil
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: bug kinds %v, want %v", algo, got, want)
 				}
 			}
 		})

@@ -123,7 +123,13 @@ func TestCallsExploreLikeInlined(t *testing.T) {
 			bugs = append(bugs, fmt.Sprintf("%s %s %q %d steps", b.Kind, b.Thread, b.Message, len(b.Schedule)))
 		}
 		slices.Sort(bugs)
-		return fmt.Sprintf("%d executions, complete %v, bugs:\n%s", res.Executions, res.Complete, strings.Join(bugs, "\n"))
+		execs := fmt.Sprintf("%d executions, ", res.Executions)
+		if res.Algorithm == engine.Stateful {
+			// A state holds the call's frame: the paths to states differ
+			// in number, not the bugs.
+			execs = ""
+		}
+		return fmt.Sprintf("%scomplete %v, bugs:\n%s", execs, res.Complete, strings.Join(bugs, "\n"))
 	}
 	for _, algo := range engine.Algorithms {
 		t.Run(string(algo), func(t *testing.T) {

@@ -53,9 +53,11 @@
 //     and no sleep-set-blocked execution.
 //   - Stateful (a depth-first search that stores the states it explored
 //     and explores each once; Options.Stateful.POR picks none, S-POR,
-//     DE-S-POR or DL-S-POR): it counts states, not executions
-//     (Stats.States, Transitions, Matched; Stats.Executions counts the
-//     ends of executions it met, each once per state). It finds exactly
+//     DE-S-POR or DL-S-POR): it counts states (Stats.States,
+//     Transitions, Matched); Stats.Executions counts the paths it
+//     explored, each ending at a state visited before, a state where no
+//     thread can move, a stop or the step bound (so MaxExecutions bounds
+//     its work too). It finds exactly
 //     the bugs dfs finds (the step-bound bug aside: a model that loops
 //     forever through finitely many states is verified, not cut), and
 //     its verdict rests on the fingerprint (AssumeNoFingerprintCollision,

@@ -50,7 +50,7 @@ func featureProgram(op ir.Op) *engine.Program {
 // variables without them, and choose, trylock and spin-waiting; dfs and
 // sdpor explore everything.
 func TestUnsupportedFeatures(t *testing.T) {
-	const want = "spurious wake-ups (line 3) are explored by dfs, sdpor and cdpor; qpor and optimal do not support them yet"
+	const want = "spurious wake-ups (line 3) are explored by dfs, sdpor, cdpor and stateful; qpor and optimal do not support them yet"
 	prog := featureProgram(ir.OpWait)
 	if err := prog.Validate(); err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestUnsupportedFeatures(t *testing.T) {
 		if err.Error() != want {
 			t.Errorf("%s: %q, want %q", algo, err, want)
 		}
-		if u.Algorithm != algo || u.Range.Start.Line != 2 || len(u.Modes) != 3 {
+		if u.Algorithm != algo || u.Range.Start.Line != 2 || len(u.Modes) != 4 {
 			t.Errorf("%s: %+v", algo, u)
 		}
 		if got := engine.Unsupported(prog, opts); got == nil || got.Error() != want {

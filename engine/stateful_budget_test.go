@@ -75,7 +75,7 @@ func TestStatefulMemoryBudget(t *testing.T) {
 			deadline = 2 * time.Second
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
-		res, err := engine.Explore(ctx, prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: 1 << 24, MaxMemory: 4 << 20,
+		res, err := engine.Explore(ctx, prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: 1 << 24, MaxMemory: 4 << 20, HeapLimit: -1,
 			Stateful: engine.StatefulOptions{POR: engine.StatefulNone, Bitstate: bitstate}})
 		cancel()
 		if err != nil {
@@ -110,7 +110,7 @@ thread w[i in 0..6] {
     }
 }
 `)
-	res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: 1 << 24, MaxMemory: 2 << 20,
+	res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: 1 << 24, MaxMemory: 2 << 20, HeapLimit: -1,
 		Stateful: engine.StatefulOptions{POR: engine.StatefulNone, Bitstate: true}})
 	if err != nil {
 		t.Fatal(err)

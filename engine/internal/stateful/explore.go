@@ -201,6 +201,7 @@ func (x *explorer) run() {
 			}
 			if res == matched {
 				x.matched(d, id)
+				w.ExecutionDone() // a path ends here (see "Executions")
 			}
 		}
 		x.addEdge(d, t, target)
