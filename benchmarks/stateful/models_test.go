@@ -183,11 +183,15 @@ func runSpin(t *testing.T, dir string, src []byte) panResult {
 	return r
 }
 
-// needSpin skips the test when SPIN or a C compiler is missing.
+// needSpin skips the test when SPIN or a C compiler is missing, or
+// fails it when WEFT_REQUIRE_SPIN is set (.ci/run installs both).
 func needSpin(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"spin", "gcc"} {
 		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("WEFT_REQUIRE_SPIN") != "" {
+				t.Fatalf("%s is not installed and WEFT_REQUIRE_SPIN is set", tool)
+			}
 			t.Skipf("%s is not installed (apt-get install -y spin gcc): the Promela models cannot be checked", tool)
 		}
 	}
