@@ -53,9 +53,6 @@ func Explore(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if !slices.Contains(StatefulPORs(), opts.Stateful.POR) {
 		return nil, fmt.Errorf("unknown stateful reduction %q (want one of %v)", opts.Stateful.POR, StatefulPORs())
 	}
-	if opts.Stateful.ExactStates {
-		return nil, fmt.Errorf("exact state storage is not available yet")
-	}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = DefaultMaxMemory()
 	}
@@ -89,7 +86,7 @@ func modeOf(opts *Options) driver.Mode {
 		variant := map[StatefulPOR]stateful.Variant{StatefulNone: stateful.None, StatefulSPOR: stateful.SPOR,
 			StatefulDE: stateful.DE, StatefulDL: stateful.DL}[opts.Stateful.POR]
 		return stateful.Mode(stateful.Config{Variant: variant, Invisible: opts.Stateful.Invisible, RaceFree: opts.Stateful.RaceFree,
-			Exact: opts.Stateful.ExactStates, Bitstate: opts.Stateful.Bitstate})
+			Exact: opts.Stateful.ExactStates, Encode: (*Machine).AppendState, Bitstate: opts.Stateful.Bitstate})
 	}
 	return dpor.Mode(dpor.SDPOR, nil)
 }

@@ -370,10 +370,6 @@ func cyclicDiffs(t *testing.T, prog *engine.Program, src string, sp stateSpace) 
 		}
 		if none != nil {
 			diffs := cyclicVariantDiffs(v, none, res)
-			if len(diffs) > 0 && v.facts && hasKind(none, engine.BugRuntimeError) {
-				t.Logf("stateful %s not compared: %s (%s)", v.name, invisibleStopIssue, strings.Join(diffs, "; "))
-				continue
-			}
 			errs = append(errs, diffs...)
 			continue
 		}

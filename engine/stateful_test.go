@@ -272,16 +272,6 @@ thread b {
 `, 0},
 }
 
-// invisibleStopIssue names a mismatch open at this writing: with the
-// static facts weft check gives it, S-POR, DE-S-POR and DL-S-POR take a
-// lock or unlock of a mutex no other thread uses as invisible and
-// explore it alone, but it may fail (an unlock of a mutex not held, a
-// lock of one the thread holds): a stop, which disables every other
-// thread, so their bugs are never reached (the assertion of "an
-// invisible step that stops"; weft check --algo stateful reports only
-// the runtime error). Tests that meet it say so and skip.
-const invisibleStopIssue = "issue 29: an invisible step that stops (a lock or unlock of a mutex no other thread uses, which fails) is explored alone with the static facts, hiding the other threads' bugs"
-
 // TestStatefulRegressions: every variant finds the bugs none finds on
 // statefulRegressions, and dfs's where dfs reaches no step bound.
 func TestStatefulRegressions(t *testing.T) {
@@ -303,9 +293,6 @@ func TestStatefulRegressions(t *testing.T) {
 						return
 					}
 					diffs := cyclicVariantDiffs(v, none, res)
-					if len(diffs) > 0 && v.facts && tc.name == "an invisible step that stops" {
-						t.Skipf("%s: %s", invisibleStopIssue, strings.Join(diffs, "; "))
-					}
 					for _, e := range diffs {
 						t.Errorf("%s: %s\n%s", tc.name, e, tc.src)
 					}
