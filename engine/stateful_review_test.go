@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -317,5 +318,35 @@ thread b {
 				t.Fatalf("%d of the %d locations named found", seen, len(tc.free))
 			}
 		})
+	}
+}
+
+// TestStatefulReviewMemoryBudget: the visited set must hold the memory
+// budget whatever the budget is, not only when it happens to fall just
+// above a size the table doubles to. The table doubles without looking
+// at the budget (visited.grow; only bitstate hashing looks at
+// growthBytes), so the run stops only after a doubling that took it
+// past the budget: with --max-memory 100MB, SPOR's visited set peaked
+// at 123.6 MiB (205 MB resident), with 200MB at 246 MiB.
+func TestStatefulReviewMemoryBudget(t *testing.T) {
+	requireStateful(t)
+	prog := load(t, "wide", wideStateSpace)
+	for _, mib := range []int64{3, 5} {
+		for _, por := range []engine.StatefulPOR{engine.StatefulNone, engine.StatefulSPOR} {
+			t.Run(fmt.Sprintf("%dMiB-%s", mib, por), func(t *testing.T) {
+				budget := mib << 20
+				res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.Stateful, MaxSteps: 1 << 24,
+					MaxMemory: budget, HeapLimit: -1, Stateful: engine.StatefulOptions{POR: por}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Stopped != engine.StoppedMemory {
+					t.Fatalf("stopped %q, want %q: the model has more states than the budget holds", res.Stopped, engine.StoppedMemory)
+				}
+				if res.VisitedBytes > budget {
+					t.Errorf("visited set peaked at %d bytes (%.1f MiB), over the budget of %d MiB", res.VisitedBytes, float64(res.VisitedBytes)/(1<<20), mib)
+				}
+			})
+		}
 	}
 }
