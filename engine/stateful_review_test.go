@@ -156,6 +156,30 @@ thread b {
 `,
 	},
 	{
+		name: "computed-index-same-word",
+		why: "x[me / 2] is x[0] in both instances: the write is not invisible",
+		src: `var x atomic [2]int
+
+thread p[me in 0..2] {
+    x[me / 2] = me + 1
+    assert x[0] == me + 1, "overwritten"
+}
+`,
+	},
+	{
+		name: "index-slot-overwritten",
+		why: "x[j] with j first me, then 0: the write is not per instance",
+		src: `var x atomic [2]int
+
+thread p[me in 0..2] {
+    var j int = me
+    j = 0
+    x[j] = me + 1
+    assert x[0] == me + 1, "overwritten"
+}
+`,
+	},
+	{
 		name: "lock-in-thread-array",
 		why: "a statement of a thread array interferes with its own other instances: " +
 			"lock(m) is not invisible there",
