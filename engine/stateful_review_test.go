@@ -157,7 +157,7 @@ thread b {
 	},
 	{
 		name: "computed-index-same-word",
-		why: "x[me / 2] is x[0] in both instances: the write is not invisible",
+		why:  "x[me / 2] is x[0] in both instances: the write is not invisible",
 		src: `var x atomic [2]int
 
 thread p[me in 0..2] {
@@ -168,7 +168,7 @@ thread p[me in 0..2] {
 	},
 	{
 		name: "index-slot-overwritten",
-		why: "x[j] with j first me, then 0: the write is not per instance",
+		why:  "x[j] with j first me, then 0: the write is not per instance",
 		src: `var x atomic [2]int
 
 thread p[me in 0..2] {
