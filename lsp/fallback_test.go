@@ -34,7 +34,7 @@ func TestModeFor(t *testing.T) {
 		got, why := modeFor(prog, engine.Options{Algorithm: algo, SpuriousWakeups: true})
 		unfolding := algo == engine.QPOR || algo == engine.Optimal
 		if unfolding {
-			if got != engine.SDPOR || !strings.Contains(why, "spurious wake-ups (line 5) are explored by dfs, sdpor and cdpor") {
+			if got != engine.SDPOR || !strings.Contains(why, "spurious wake-ups (line 5) are explored by dfs, sdpor, cdpor and stateful") {
 				t.Errorf("%s with spurious wake-ups: %s, %q; want sdpor and why", algo, got, why)
 			}
 		} else if got != algo || why != "" {
@@ -46,7 +46,7 @@ func TestModeFor(t *testing.T) {
 	}
 	_, why := modeFor(prog, engine.Options{Algorithm: engine.Optimal, SpuriousWakeups: true})
 	st := status{State: stateVerified, Algorithm: "sdpor", Executions: 3, Complete: true, Fallback: why}
-	if w := st.words(); !strings.HasPrefix(w, "✓ Verified: 3 executions, sdpor") || !strings.Contains(w, "— spurious wake-ups (line 5) are explored by dfs, sdpor and cdpor; ") || !strings.HasSuffix(w, "do not support them yet") {
+	if w := st.words(); !strings.HasPrefix(w, "✓ Verified: 3 executions, sdpor") || !strings.Contains(w, "— spurious wake-ups (line 5) are explored by dfs, sdpor, cdpor and stateful; ") || !strings.HasSuffix(w, "do not support them yet") {
 		t.Errorf("words: %q", w)
 	}
 }

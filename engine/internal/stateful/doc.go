@@ -168,11 +168,14 @@
 // The visited set (an open-addressing table of 128-bit keys, or keys and
 // whole encodings with Config.Exact) and the graph (records, edges,
 // footprints) are reported to the worker, which stops the run at its
-// memory budget (incomplete, "memory"). With Config.Bitstate, when they
-// reach five eighths of the budget the exploration goes on with
-// bitstate hashing (three bits per state in an array of an eighth of the
-// budget): states met after that are not stored, may be taken for one
-// another, and are expanded fully (their graph is not kept); the run
-// says it may have skipped states (driver.StopBitstate), never that it
-// verified the model.
+// memory budget (incomplete, "memory"). A state is stored only if the
+// run's memory with the table's next doubling (old and new tables both
+// alive while it copies) and the arena's growth stays within the budget;
+// otherwise the run stops there. With Config.Bitstate it goes on with
+// bitstate hashing instead (three bits per state in an array of an
+// eighth of the budget), at the latest when the table and graph would
+// pass five eighths of the budget: states met after that are not
+// stored, may be taken for one another, and are expanded fully (their
+// graph is not kept); the run says it may have skipped states
+// (driver.StopBitstate), never that it verified the model.
 package stateful

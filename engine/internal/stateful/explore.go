@@ -294,13 +294,18 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 		// Explored before from deeper: explore it again from here.
 		r.depth, r.stackAt, r.edges = int32(d), int32(d), -1
 	} else if x.bitMode {
-		if _, ok := x.onStack[k]; ok || x.vis.testAndSetBits(k) {
-			w.Stats.Matched++
-			return matched, toUnknown
-		}
-		w.Stats.States++
-		id = toUnknown
+		return x.enterBits(d, k)
 	} else {
+		if x.overBudget(len(enc)) {
+			// Storing it would take the run past its memory budget
+			// (see "Memory and bitstate hashing").
+			if !x.cfg.Bitstate {
+				w.Run().Stop(driver.StopMemory)
+				return matched, toUnknown // the loop stops: nothing explored from here
+			}
+			x.goBitstate()
+			return x.enterBits(d, k)
+		}
 		id = x.g.addRecord(int32(d))
 		x.vis.insert(k, enc, id)
 		w.Stats.States++
@@ -350,6 +355,55 @@ func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
 	}
 }
 
+// enterBits is enter for a state not in the table once bitstate hashing
+// has taken over: matched if its bits are all set (or it is on the
+// stack), else explored with no record kept.
+func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
+	w := x.w
+	if _, ok := x.onStack[k]; ok || x.vis.testAndSetBits(k) {
+		w.Stats.Matched++
+		return matched, toUnknown
+	}
+	w.Stats.States++
+	enabled := x.enabledSet(d)
+	x.blockedSteps(d, toUnknown, enabled)
+	if enabled.empty() {
+		w.Deadlock(d)
+		return terminal, toUnknown
+	}
+	x.push(d, toUnknown, k, enabled)
+	return open, toUnknown
+}
+
+// overBudget reports whether storing one more state (of an encoding of
+// n bytes) would take the run past its memory budget at its peak: while
+// the table doubles, the old and the new table are both alive, and an
+// arena that must grow is copied.
+func (x *explorer) overBudget(n int) bool {
+	mm := x.w.Opts.MaxMemory
+	if mm <= 0 {
+		return false
+	}
+	need := x.w.Bytes() + x.vis.insertPeak(n)
+	if x.cfg.Bitstate && !x.bitMode {
+		need += x.bitBytes()
+	}
+	return need > mm
+}
+
+// bitBytes is the size of the bit array bitstate hashing takes.
+func (x *explorer) bitBytes() int64 { return max(x.w.Opts.MaxMemory/8, 8<<10) }
+
+// goBitstate makes bitstate hashing take over (see "Memory and bitstate
+// hashing").
+func (x *explorer) goBitstate() {
+	x.bitMode = true
+	x.onStack = map[key]int32{}
+	x.vis.bits = make([]uint64, x.bitBytes()/8)
+	x.w.Run().MarkBitstate()
+	x.w.SetExplorationBytes(x.vis.bytes() + x.g.bytes() + x.framesBytes())
+}
+
 // account reports the exploration's memory to the worker, and goes over
 // to bitstate hashing when the visited set fills its share of the budget
 // and the configuration asks for it.
@@ -359,11 +413,8 @@ func (x *explorer) account() {
 	// The table doubles as it fills: go over before the doubling would
 	// pass the share.
 	if x.cfg.Bitstate && !x.bitMode && x.budget > 0 && n+x.vis.growthBytes() >= x.budget {
-		x.bitMode = true
-		x.onStack = map[key]int32{}
-		x.vis.bits = make([]uint64, max(x.w.Opts.MaxMemory/8/8, 1<<10))
-		x.w.Run().MarkBitstate()
-		n = x.vis.bytes() + x.g.bytes()
+		x.goBitstate()
+		return
 	}
 	x.w.SetExplorationBytes(n + x.framesBytes())
 }

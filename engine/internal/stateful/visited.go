@@ -93,6 +93,25 @@ func (v *visited) bytes() int64 {
 	return int64(len(v.slots))*int64(unsafe.Sizeof(slot{})) + int64(cap(v.arena)) + 4*int64(cap(v.offs)) + 8*int64(len(v.bits))
 }
 
+// insertPeak is how much more memory inserting a state with an encoding
+// of n bytes may hold at its peak: a doubling of the table (both tables
+// alive while it copies), a growth of the arena and its offsets.
+func (v *visited) insertPeak(n int) int64 {
+	var peak int64
+	if 4*(v.n+1) > 3*len(v.slots) {
+		peak += 2 * v.growthBytes()
+	}
+	if v.exact {
+		if len(v.arena)+n > cap(v.arena) {
+			peak += int64(2*cap(v.arena) + n)
+		}
+		if len(v.offs) == cap(v.offs) {
+			peak += 8 * int64(cap(v.offs))
+		}
+	}
+	return peak
+}
+
 // growthBytes is what the table's next doubling adds.
 func (v *visited) growthBytes() int64 {
 	return int64(len(v.slots)) * int64(unsafe.Sizeof(slot{}))
