@@ -118,6 +118,7 @@ func newExplorer(w *driver.Worker, cfg Config, depthAware bool) *explorer {
 		x.bodyIndex[b] = int32(i)
 	}
 	x.races = !w.Clocks().Off
+	x.g.stopping = w.Stopping
 	if mm := w.Opts.MaxMemory; mm > 0 {
 		x.budget = mm / 8 * 5
 	}

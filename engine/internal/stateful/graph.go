@@ -47,6 +47,8 @@ type graph struct {
 	dense []int8 // the dependence of the first denseFootprints footprints: 1, -1, or 0 not known yet
 	kb    strings.Builder
 
+	stopping func() bool // whether the run is ending (walks end early)
+
 	stamp []uint32 // per record: the retraversal that last went through it
 	epoch uint32
 	stack []int32 // scratch of retraversals
@@ -197,6 +199,11 @@ func (g *graph) visit(starts []int32, f func(e *edge) bool, visits *int64) (low 
 		id := st[len(st)-1]
 		st = st[:len(st)-1]
 		*visits++
+		if *visits&1023 == 0 && g.stopping != nil && g.stopping() {
+			// The run is ending: what was not gone over is unknown.
+			g.stack = st
+			return 0
+		}
 		for e := g.recs[id].edges; e >= 0; e = g.edges[e].next {
 			ed := &g.edges[e]
 			if f(ed) {
