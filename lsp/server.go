@@ -151,6 +151,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, o
 		s.mu.Unlock()
 	case <-s.conn.Done():
 		err = s.conn.Err()
+		if err == nil {
+			err = st.readError()
+		}
 	case <-ctx.Done():
 	}
 	s.closeAll()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,6 +40,22 @@ type stream struct {
 	// quiet: the session is shutting down, and the server's own requests
 	// and notifications are dropped (silence); only answers are written.
 	quiet bool
+
+	// readErr is the error that ended reading (see readError).
+	readMu  sync.Mutex
+	readErr error
+}
+
+// readError is the error that ended the input, but a clean end (io.EOF):
+// Serve's error when the connection ended without saying why (the
+// connection may close before it records its reader's error).
+func (s *stream) readError() error {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if errors.Is(s.readErr, io.EOF) {
+		return nil
+	}
+	return s.readErr
 }
 
 // silence drops every request and notification of the server written
@@ -65,6 +82,11 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 		body, err := s.in.Read()
 		if err != nil {
+			s.readMu.Lock()
+			if s.readErr == nil {
+				s.readErr = err
+			}
+			s.readMu.Unlock()
 			return nil, 0, err
 		}
 		if msg := s.validate(ctx, body); msg != nil {
