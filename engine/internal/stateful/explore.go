@@ -515,10 +515,14 @@ func (x *explorer) waitsAlone(t int) bool {
 	return x.raceless(ev.Loc)
 }
 
-// raceless reports whether no access to location loc can race.
+// raceless reports whether no access to location loc can race (or is
+// looked at for races).
 func (x *explorer) raceless(loc int32) bool {
 	if loc < 0 || int(loc) >= len(x.prog.Locations) {
 		return false
+	}
+	if !x.races {
+		return true // no location can race, or no race is looked for
 	}
 	l := &x.prog.Locations[loc]
 	return l.Atomic || l.Mutex || int(loc) < len(x.cfg.RaceFree) && x.cfg.RaceFree[loc]
