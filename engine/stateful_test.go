@@ -398,6 +398,15 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	if err != nil {
 		return stateSpace{}, fmt.Errorf("the initial state: %w", err)
 	}
+	// Iterations on atomic variables and mutexes that change nothing
+	// start over (interp's "Looping again").
+	allowed := make([]bool, len(prog.Locations))
+	for loc, l := range prog.Locations {
+		allowed[loc] = l.Atomic || l.Mutex
+	}
+	if err := m.SetLoopAgain(allowed); err != nil {
+		return stateSpace{}, err
+	}
 	type node struct {
 		parent int32
 		step   schedStep
@@ -414,7 +423,7 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	sp := stateSpace{bugs: map[string]bool{}}
 	var path []schedStep
 	var ev engine.Event
-	var waiters []int
+	var waiters, movers []int
 	for i := 0; i < len(nodes); i++ {
 		// Rebuild state i.
 		m.UndoTo(0)
@@ -429,14 +438,23 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 		}
 		sp.depth = max(sp.depth, int(nodes[i].depth))
 		moved := false
-		waiters = waiters[:0]
+		waiters, movers = waiters[:0], movers[:0]
 		for t := range m.Threads {
-			if !m.Enabled(t) {
-				continue
-			}
-			if waitsAlone(prog, m, t) {
+			if m.Enabled(t) && waitsAlone(prog, m, t) {
 				waiters = append(waiters, t)
-				continue
+			} else if m.Enabled(t) {
+				movers = append(movers, t)
+			}
+		}
+		// A state where every thread that can move would spin forever
+		// alone leads nowhere else: a deadlock, explored no further.
+		stall := len(movers) > 0
+		for _, t := range movers {
+			stall = stall && m.SpinsForever(t, 1024)
+		}
+		for _, t := range movers {
+			if stall {
+				break
 			}
 			moved = true
 			for alt := 0; alt < m.Alternatives(t); alt++ {
@@ -470,14 +488,25 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 			}
 		}
 		if !moved {
-			// The threads that wait alone spin, as dfs sees them.
+			// The spinners, then the threads that wait alone, spin as
+			// dfs sees them.
+			m.SetParkAlways(true)
+			n := 0
+			for _, t := range movers {
+				for k := 0; k < 1024 && m.Threads[t].Status == engine.Ready; k++ {
+					m.StepAlt(t, 0, &ev)
+					n++
+				}
+			}
 			for _, t := range waiters {
 				m.StepAlt(t, 0, &ev)
+				n++
 			}
+			m.SetParkAlways(false)
 			if k := deadlockKey(m); k != "" {
 				sp.bugs[k] = true
 			}
-			for range waiters {
+			for ; n > 0; n-- {
 				m.Undo()
 			}
 		}

@@ -11,10 +11,12 @@ import (
 // TestStatefulWaitingAlone: a thread whose next step is an iteration it
 // would spin on (a false await, a failed test-and-set or trylock), on
 // atomic words, waits in the state instead of parking in a state of its
-// own (package stateful, "Waiting alone"): the state counts are the
-// ones counted by hand here, in every reduction, and a thread left
-// waiting forever is the deadlock dfs reports, with a schedule that
-// replays to it. A spin on a plain word still parks (its races).
+// own (package stateful, "Waiting alone"), and an iteration of several
+// such steps starts over (interp's "Looping again"): the state counts
+// are the ones counted by hand here (no reduction stores more), and a
+// thread left waiting or spinning forever is the deadlock dfs reports,
+// with a schedule that replays to it. A spin on a plain word still
+// parks (its races).
 func TestStatefulWaitingAlone(t *testing.T) {
 	requireStateful(t)
 	cases := []struct {
@@ -63,6 +65,16 @@ thread w[i in 0..2] {
 			// are all ordered through the flag: no pending race
 			// tells two of them apart.
 			states: 16},
+		{name: "a spin of two reads released by a write",
+			src: "var f atomic int = 1\nvar g atomic int = 1\nthread s {\n    while f == 1 && g == 1 {\n    }\n}\nthread a {\n    g = 0\n}\n",
+			// The spinner at its head (H), about to read g (M) or done
+			// (D); a before its write or after: (H,A), (M,A), (H,F),
+			// (M,F), (D,F). Looping again, (M,A)'s read of g = 1 comes
+			// back to (H,A); spin-assume adds the parked states.
+			states: 5},
+		{name: "a spin of two reads nobody releases",
+			src:    "var f atomic int = 1\nvar g atomic int = 1\nthread s {\n    while f == 1 && g == 1 {\n    }\n}\n",
+			states: 1, bugs: "deadlock@4:5-4:27", msg: "s spins forever at line 4"},
 		{name: "a spin on a plain word parks and races",
 			src:    "var f int\nthread a {\n    f = 1\n}\nthread b {\n    while f == 0 {\n    }\n}\n",
 			states: 5, bugs: "data-race@3:5-3:10~6:5-6:17"},
@@ -79,8 +91,8 @@ thread w[i in 0..2] {
 				if !res.Complete {
 					t.Errorf("%s: incomplete (%s)", por, res.Stopped)
 				}
-				if res.States != c.states {
-					t.Errorf("%s: %d states, want %d", por, res.States, c.states)
+				if res.States != c.states && (por == engine.StatefulNone || res.States > c.states) {
+					t.Errorf("%s: %d states, want %d (a reduction: at most)", por, res.States, c.states)
 				}
 				got := strings.Join(bugKeys(res), "\n")
 				if got != c.bugs {

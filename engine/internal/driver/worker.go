@@ -457,6 +457,16 @@ func (w *Worker) wants(key string, steps int) bool {
 // trace, to the run, its schedule filled in.
 func (w *Worker) report(b *Found, t int32, steps int) {
 	fine := w.fineSteps(steps)
+	evs := w.Evs[:steps]
+	if stuttered(evs) {
+		// The execution the other modes make: see interp's "Looping
+		// again".
+		evs = withoutStutters(evs)
+		fine = 0
+		for i := range evs {
+			fine += evs[i].Steps()
+		}
+	}
 	b.Thread = w.m.Threads[t].Name
 	ok, wanted := w.run.admitBug(b, fine)
 	if wanted {
@@ -470,9 +480,13 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 	if !ok {
 		return
 	}
-	b.Schedule, b.Choices = w.schedule(steps)
+	if len(evs) == steps {
+		b.Schedule, b.Choices = w.schedule(steps)
+	} else {
+		b.Schedule, b.Choices = scheduleOf(evs, fine)
+	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
-		b.Kept = traceOf(w.Evs[:steps], w.m)
+		b.Kept = traceOf(evs, w.m)
 		w.checkSoon() // that may have taken long
 	}
 	w.run.offerBug(b)
@@ -487,12 +501,19 @@ func (w *Worker) schedule(steps int) (sched, choices []int32) {
 	if w.sched.valid && w.sched.steps == steps {
 		return w.sched.schedule, w.sched.choices
 	}
-	fine := w.fineSteps(steps)
+	sched, all := scheduleOf(w.Evs[:steps], w.fineSteps(steps))
+	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
+	return sched, all
+}
+
+// scheduleOf is the schedule and choices of evs, which stand for fine
+// steps.
+func scheduleOf(evs []interp.Event, fine int) (sched, choices []int32) {
 	sched = make([]int32, 0, fine)
 	var all []int32
 	withChoices := false
-	for i := 0; i < steps; i++ {
-		ev := &w.Evs[i]
+	for i := range evs {
+		ev := &evs[i]
 		withChoices = withChoices || ev.Alt != 0
 		for j := ev.Steps(); j > 0; j-- {
 			sched = append(sched, ev.Thread)
@@ -500,16 +521,53 @@ func (w *Worker) schedule(steps int) (sched, choices []int32) {
 	}
 	if withChoices {
 		all = make([]int32, 0, fine)
-		for i := 0; i < steps; i++ {
-			ev := &w.Evs[i]
+		for i := range evs {
+			ev := &evs[i]
 			all = append(all, ev.Alt)
 			for j := ev.Steps(); j > 1; j-- {
 				all = append(all, 0) // a tail access
 			}
 		}
 	}
-	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
 	return sched, all
+}
+
+// stuttered reports whether some event of evs ended an iteration that
+// started over (interp.Event.Stutter).
+func stuttered(evs []interp.Event) bool {
+	for i := range evs {
+		if evs[i].Stutter > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutStutters is a copy of evs without the steps of the iterations
+// that started over (interp.Event.Stutter: the event that ended one,
+// and the thread's steps of it before), which a schedule for the other
+// modes leaves out (interp's "Looping again").
+func withoutStutters(evs []interp.Event) []interp.Event {
+	drop := make([]bool, len(evs))
+	pending := map[int32]int32{} // per thread: its earlier steps still to drop
+	for i := len(evs) - 1; i >= 0; i-- {
+		t := evs[i].Thread
+		switch {
+		case pending[t] > 0:
+			drop[i] = true
+			pending[t]--
+		case evs[i].Stutter > 0:
+			drop[i] = true
+			pending[t] = evs[i].Stutter - 1
+		}
+	}
+	out := make([]interp.Event, 0, len(evs))
+	for i := range evs {
+		if !drop[i] {
+			out = append(out, evs[i])
+		}
+	}
+	return out
 }
 
 // ReportStepBound reports that the current execution ran into the step

@@ -31,7 +31,9 @@
 // what comes next; with them in the key, a matched state's future
 // reports, found once from the first path, are the ones the second path
 // would have found. A program whose every location is atomic or a mutex
-// has no second part.
+// has no second part, nor has a run that looks for no data race
+// (engine.Options.NoRaceCheck: SPIN's and TLC's checks, where two paths
+// to one machine state are one state).
 //
 // Steps. Every shared access is a step (fine steps, as dfs: coarse steps
 // glue accesses on the assumption of a race-free program, which a
@@ -131,7 +133,35 @@
 //
 // A loop iteration with several visible steps does not wait: another
 // thread's write between two of its steps can send it elsewhere, which
-// only stepping it explores; it parks at the end as in the other modes.
+// only stepping it explores.
+//
+// # Looping again
+//
+// Such an iteration, if it changed nothing and accessed only words that
+// cannot race, does not park either: the first pass turns on the
+// machine's Looping again (package interp), so the thread starts the
+// loop over and the state it comes back to is the one it left (the
+// record of what it read since its arrival is no part of the state: it
+// decides nothing), matched as any state. The iteration is a cycle of
+// the graph, its back edge expanding its source fully (below). Two
+// things spin-assume gave for free need doing here:
+//
+//   - Every thread spinning forever. A state in which every thread that
+//     can move, run alone, would finish an iteration that changes
+//     nothing and spin (Machine.SpinsForever; the others blocked or
+//     waiting alone) leads only to states like itself: it is a
+//     deadlock, reported as dfs reports it (each spinner makes its
+//     steps until it parks, their races checked as dfs checks them, then
+//     the threads that wait alone spin) and not explored further.
+//   - Schedules. A path that went round an iteration is no execution of
+//     the other modes, where the thread would have parked: each such
+//     iteration's steps leave the bug's schedule (interp.Event.Stutter,
+//     driver's withoutStutters). They changed nothing and touched no
+//     word that can race, and the thread is back where it was, so the
+//     schedule without them reaches the same bug. A path that meets the
+//     step bound after such an iteration is not reported (its schedule
+//     would not meet the bound); the second pass, which runs without
+//     looping again and without waiting alone, reports what dfs does.
 //
 // # Cycles
 //
@@ -191,8 +221,8 @@
 // explored from no deeper, and exploring it again otherwise: every
 // state is then explored from its least depth on some path, and every
 // path of at most MaxSteps steps is covered, as in dfs. Waiting alone
-// changes step counts (dfs counts the spin steps it leaves out), so the
-// second pass does without it, and the first takes it only at states
+// changes step counts (dfs counts the spin steps it leaves out), and so
+// does looping again, so the second pass does without both, and the first takes it only at states
 // more steps short of the bound than there are threads (each parks at
 // most once): nearer, every thread steps as in dfs, so the first pass
 // meets the bound, and starts the second, where dfs would.

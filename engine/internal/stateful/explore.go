@@ -46,7 +46,9 @@ func Mode(cfg Config) driver.Mode {
 		Fingerprint: true,
 		Explore: func(w *driver.Worker) {
 			x := newExplorer(w, cfg, false)
+			x.loopAgain = x.setLoopAgain(x.allowLoopAgain())
 			x.run()
+			x.setLoopAgain(nil)
 			if x.cutSeen && !w.Stopping() {
 				// A step went past the step bound. A state first
 				// reached deep may have hidden what it leads to within
@@ -77,6 +79,8 @@ type explorer struct {
 
 	depthAware bool // match a state only if explored from no deeper
 	waitAlone  bool // threads that would spin alone do not move (see "Waiting alone")
+	loopAgain  bool // iterations that change nothing start over (see "Looping again")
+	stutters   int  // the steps on the stack that ended such an iteration
 	cutSeen    bool // some step went past the step bound
 
 	bodyIndex map[*ir.Body]int32
@@ -141,6 +145,35 @@ const (
 	terminal                    // new, and no thread can move
 )
 
+// allowLoopAgain is, per location, whether an iteration that accessed it
+// may start over instead of spinning: it cannot race (see "Looping
+// again").
+func (x *explorer) allowLoopAgain() []bool {
+	allowed := make([]bool, len(x.prog.Locations))
+	for loc := range allowed {
+		allowed[loc] = x.raceless(int32(loc))
+	}
+	return allowed
+}
+
+// setLoopAgain turns looping again on (allowed) or off (nil) on the
+// machine, which is in its initial state; it reports whether it is on.
+func (x *explorer) setLoopAgain(allowed []bool) bool {
+	if err := x.m.SetLoopAgain(allowed); err != nil {
+		x.w.Anomaly("stateful: " + err.Error())
+		return false
+	}
+	return allowed != nil
+}
+
+// undo takes back the step from depth d.
+func (x *explorer) undo(d int) {
+	if x.w.Evs[d].Stutter > 0 {
+		x.stutters--
+	}
+	x.w.Undo()
+}
+
 // run explores from the machine's current state (depth 0).
 func (x *explorer) run() {
 	w := x.w
@@ -160,13 +193,16 @@ func (x *explorer) run() {
 				return
 			}
 			d--
-			w.Undo()
+			x.undo(d)
 			x.returned(d)
 			continue
 		}
 		f := &x.frames[d]
 		ev := &w.Evs[d]
 		stepped := w.StepAlt(int(t), alt, ev)
+		if ev.Stutter > 0 {
+			x.stutters++
+		}
 		w.Stats.Events++
 		w.Stats.Transitions++
 		if x.cfg.Variant >= DE {
@@ -194,7 +230,11 @@ func (x *explorer) run() {
 				f.expandFully()
 			}
 		case x.m.StepCount() >= w.Opts.MaxSteps:
-			w.ReportStepBound(d + 1)
+			if x.stutters == 0 {
+				// (A path with an iteration that started over is not
+				// one dfs makes: the second pass reports its bound.)
+				w.ReportStepBound(d + 1)
+			}
 			w.ExecutionDone()
 			x.cutSeen = true
 			target = toCut
@@ -216,7 +256,7 @@ func (x *explorer) run() {
 		if x.cfg.Variant == DE && (target == toStop || target == toCut) {
 			x.frames[d].current[t].addAll(x.frames[d].enabled) // see "Steps that end an execution"
 		}
-		w.Undo()
+		x.undo(d)
 		x.returned(d)
 	}
 }
@@ -321,8 +361,8 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	}
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, id, enabled)
-	if enabled.empty() {
-		x.deadlock(d) // a deadlock, the end, or spin-blocked
+	if enabled.empty() || x.stalled(enabled) {
+		x.deadlock(d, enabled) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
 		}
@@ -372,20 +412,58 @@ func (x *explorer) blockedStep(d int, id, t, k int32) {
 	}
 }
 
+// stallProbe bounds the steps a thread runs alone to tell whether it
+// spins forever (Machine.SpinsForever).
+const stallProbe = 1024
+
+// stalled reports whether, in the state just reached, every thread that
+// can move would spin forever, run alone (see "Looping again"): nothing
+// any of them does changes a word, so none ever does anything else.
+func (x *explorer) stalled(enabled tset) bool {
+	if !x.loopAgain {
+		return false // (the threads park)
+	}
+	all := true
+	enabled.each(func(t int32) {
+		all = all && x.m.SpinsForever(int(t), stallProbe)
+	})
+	return all
+}
+
 // deadlock handles the state just reached at depth d, in which no
-// thread can move: the threads that wait alone make the step they would
-// spin on first, as the other modes see them spin (so that the report
-// and its schedule are theirs), then the worker decides.
-func (x *explorer) deadlock(d int) {
+// thread can move but the spinners (those that spin forever: see
+// "Looping again"): the spinners, then the threads that wait alone,
+// make the steps they would spin on, parking as the other modes see
+// them (so that the report and its schedule are theirs), then the
+// worker decides.
+func (x *explorer) deadlock(d int, spinners tset) {
 	w := x.w
 	n := 0
-	for _, t := range x.waiters {
+	step := func(t int32) {
 		w.GrowEvents(d + n)
 		w.StepAlt(int(t), 0, &w.Evs[d+n])
+		w.CheckDataRaces(int32(d+n), &w.Evs[d+n]) // as dfs checks these steps
 		n++
 	}
+	x.m.SetParkAlways(true)
+	spinners.each(func(t int32) {
+		for k := 0; k < stallProbe && x.m.Threads[t].Status == interp.Ready; k++ {
+			step(t)
+		}
+	})
+	for _, t := range x.waiters {
+		step(t)
+	}
+	x.m.SetParkAlways(false)
 	w.GrowEvents(d + n)
-	w.Deadlock(d + n)
+	if x.m.StepCount() >= w.Opts.MaxSteps {
+		// dfs would run into the step bound on the way: the second pass
+		// reports what it does.
+		x.cutSeen = true
+		w.ExecutionDone()
+	} else {
+		w.Deadlock(d + n)
+	}
 	for ; n > 0; n-- {
 		w.Undo()
 	}
@@ -403,8 +481,8 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	w.Stats.States++
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
-	if enabled.empty() {
-		x.deadlock(d)
+	if enabled.empty() || x.stalled(enabled) {
+		x.deadlock(d, enabled)
 		return terminal, toUnknown
 	}
 	x.push(d, toUnknown, k, enabled)
