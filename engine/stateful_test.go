@@ -447,15 +447,12 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 			}
 		}
 		// A state where every thread that can move would spin forever
-		// alone leads nowhere else: a deadlock, explored no further.
+		// alone is a deadlock (and explored all the same).
 		stall := len(movers) > 0
 		for _, t := range movers {
 			stall = stall && m.SpinsForever(t, 1024)
 		}
 		for _, t := range movers {
-			if stall {
-				break
-			}
 			moved = true
 			for alt := 0; alt < m.Alternatives(t); alt++ {
 				ev = engine.Event{}
@@ -487,13 +484,13 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 				m.Undo()
 			}
 		}
-		if !moved {
+		if !moved || stall {
 			// The spinners, then the threads that wait alone, spin as
 			// dfs sees them.
 			m.SetParkAlways(true)
 			n := 0
 			for _, t := range movers {
-				for k := 0; k < 1024 && m.Threads[t].Status == engine.Ready; k++ {
+				for k := 0; stall && k < 1024 && m.Threads[t].Status == engine.Ready; k++ {
 					m.StepAlt(t, 0, &ev)
 					n++
 				}

@@ -152,7 +152,10 @@
 //     waiting alone) leads only to states like itself: it is a
 //     deadlock, reported as dfs reports it (each spinner makes its
 //     steps until it parks, their races checked as dfs checks them, then
-//     the threads that wait alone spin) and not explored further.
+//     the threads that wait alone spin). It is explored all the same:
+//     left out, the spinners' steps would be missing from the graph, and
+//     the source sets of the states before it, computed from the graph,
+//     with them (a random cyclic program lost an assertion so).
 //   - Schedules. A path that went round an iteration is no execution of
 //     the other modes, where the thread would have parked: each such
 //     iteration's steps leave the bug's schedule (interp.Event.Stutter,

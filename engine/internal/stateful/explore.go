@@ -361,7 +361,12 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	}
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, id, enabled)
-	if enabled.empty() || x.stalled(enabled) {
+	if !enabled.empty() && x.stalled(enabled) {
+		// Reported, and explored all the same: the reductions need the
+		// spinners' steps in the graph.
+		x.deadlock(d, enabled)
+	}
+	if enabled.empty() {
 		x.deadlock(d, enabled) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
@@ -481,7 +486,10 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	w.Stats.States++
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
-	if enabled.empty() || x.stalled(enabled) {
+	if !enabled.empty() && x.stalled(enabled) {
+		x.deadlock(d, enabled) // and explored all the same (see enter)
+	}
+	if enabled.empty() {
 		x.deadlock(d, enabled)
 		return terminal, toUnknown
 	}
