@@ -73,7 +73,7 @@ thread w[i in 0..2] {
 			// back to (H,A); spin-assume adds the parked states.
 			states: 5},
 		{name: "a spin of two reads nobody releases",
-			src:    "var f atomic int = 1\nvar g atomic int = 1\nthread s {\n    while f == 1 && g == 1 {\n    }\n}\n",
+			src: "var f atomic int = 1\nvar g atomic int = 1\nthread s {\n    while f == 1 && g == 1 {\n    }\n}\n",
 			// At its head, or about to read g; spin-assume adds the
 			// parked state.
 			states: 2, bugs: "deadlock@4:5-4:27", msg: "s spins forever at line 4"},
