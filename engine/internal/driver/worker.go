@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"weft/engine/internal/clocks"
+	"weft/engine/internal/slicing"
 	"weft/engine/interp"
 	"weft/engine/ir"
 	"weft/source"
@@ -57,6 +58,7 @@ type Worker struct {
 	checkTick  int
 	fineBuf    []interp.Event
 	sched      scheduleCache // the last schedule built (see schedule)
+	slicer     slicing.Slicer
 }
 
 // scheduleCache is the schedule of the first steps events of the
@@ -65,6 +67,11 @@ type scheduleCache struct {
 	valid             bool
 	steps             int
 	schedule, choices []int32
+	// The last slice made of them (see slice), if sliceValid.
+	sliceValid         bool
+	sliceTarget        slicing.Target
+	sliced, slicedAlts []int32
+	order              []int
 }
 
 // NewWorker returns a worker of r at the initial state of r's program,
@@ -406,6 +413,18 @@ func (w *Worker) ReportStop(d int, ev *interp.Event) {
 	}
 }
 
+// targetOf is what the slice of a bug of kind is the past of (see
+// package slicing).
+func targetOf(kind BugKind) slicing.Target {
+	switch kind {
+	case BugAssertion, BugRuntimeError, BugDataRace:
+		return slicing.Last
+	case BugDeadlock:
+		return slicing.Blocked
+	}
+	return slicing.None
+}
+
 // Report reports a bug of kind at r in thread t, whose trace is the
 // first steps events of the current execution: one per kind and place.
 // Where a thread is cut by the step bound depends on the interleaving, so
@@ -429,7 +448,30 @@ func (w *Worker) Report(kind BugKind, msg string, t int32, r source.Range, steps
 // where the bug sorts among the others (see compareBugs): like the key,
 // it must not depend on the trace.
 func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string, place int) {
-	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps)
+	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps, w.sliceBound(kind, t, steps))
+}
+
+// sliceBound is a lower bound of the length of the slice of a bug of
+// kind found in thread t with the first steps events as its trace (their
+// fine steps without Config.Slice): the steps of the threads the slice
+// keeps whole. A bug whose kept trace is shorter cannot improve on it.
+func (w *Worker) sliceBound(kind BugKind, t int32, steps int) int {
+	if !w.run.cfg.Slice || steps != w.m.Depth() {
+		return w.fineSteps(steps)
+	}
+	switch targetOf(kind) {
+	case slicing.Last:
+		return int(w.m.Threads[t].Steps)
+	case slicing.Blocked:
+		n := 0
+		for _, th := range w.m.Threads {
+			if th.Status != interp.Finished {
+				n += int(th.Steps)
+			}
+		}
+		return n
+	}
+	return w.fineSteps(steps)
 }
 
 // fineSteps is the number of fine steps of the first steps events.
@@ -444,18 +486,14 @@ func (w *Worker) fineSteps(steps int) int {
 	return n
 }
 
-// wants reports whether the run may keep a bug with this key found in the
-// first steps events (see bugSink.wants).
-func (w *Worker) wants(key string, steps int) bool {
-	return w.run.wantsBug(key, w.fineSteps(steps))
-}
-
 // report hands b, found in thread t with the first steps events as its
-// trace, to the run, its schedule filled in.
-func (w *Worker) report(b *Found, t int32, steps int) {
+// trace, to the run, its schedule filled in (and sliced, with
+// Config.Slice); bound is a lower bound of the length of the schedule
+// kept (see sliceBound).
+func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	fine := w.fineSteps(steps)
 	b.Thread = w.m.Threads[t].Name
-	ok, wanted := w.run.admitBug(b, fine)
+	ok, wanted := w.run.admitBug(b, bound)
 	if wanted {
 		// The execution that shows a bug is at least as long as its
 		// trace, even when the exploration stops there (MaxBugs) or
@@ -468,11 +506,37 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 		return
 	}
 	b.Schedule, b.Choices = w.schedule(steps)
+	var order []int
+	if target := targetOf(b.Kind); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
+		sched, choices, o := w.slice(steps, target)
+		if len(sched) < len(b.Schedule) {
+			b.FullSchedule, b.FullChoices = b.Schedule, b.Choices
+			b.Schedule, b.Choices, order = sched, choices, o
+		}
+	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
-		b.Kept = traceOf(w.Evs[:steps], w.m)
+		b.Kept = traceOf(w.Evs[:steps], w.m, order)
 		w.checkSoon() // that may have taken long
 	}
 	w.run.offerBug(b)
+}
+
+// slice is the causal slice of the first steps events, the whole current
+// execution, for target (see package slicing): its schedule, choices,
+// and the fine steps it runs in its order, shared as schedule's are (a
+// step in races with 30,000 earlier ones has one slice: the past of the
+// step).
+func (w *Worker) slice(steps int, target slicing.Target) (sched, choices []int32, order []int) {
+	c := &w.sched
+	if c.valid && c.steps == steps && c.sliceValid && c.sliceTarget == target {
+		return c.sliced, c.slicedAlts, c.order
+	}
+	order = w.slicer.Slice(w.Prog, w.Evs[:steps], w.m, target)
+	sched, choices = slicing.Schedule(w.Evs[:steps], order)
+	if c.valid && c.steps == steps {
+		c.sliceValid, c.sliceTarget, c.sliced, c.slicedAlts, c.order = true, target, sched, choices, order
+	}
+	return sched, choices, order
 }
 
 // schedule is the schedule and choices (nil if every step took its
@@ -545,7 +609,13 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 			a, b = b, a
 		}
 		key := "race|" + a + "|" + b
-		if !w.wants(key, int(d)+1) {
+		bound := int(d) + 1
+		if w.run.cfg.Slice {
+			bound = int(ev.Index) + int(o.Index) + 2 // both threads up to their accesses
+		} else {
+			bound = w.fineSteps(bound)
+		}
+		if !w.run.wantsBug(key, bound) {
 			return
 		}
 		name := w.Prog.Locations[loc].Name
@@ -553,7 +623,7 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
 			name, side.Op, side.Thread, describeAccess(ev, loc, w.Prog), w.m.Threads[ev.Thread].Name)
 		w.report(&Found{Kind: BugDataRace, Message: msg, Range: r2, Other: side, key: key, variable: name,
-			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1)
+			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1, bound)
 	})
 }
 
