@@ -96,7 +96,7 @@ func reproduced(prog *Program, bug *Bug, events []Event, m *Machine, full *Machi
 			return fmt.Errorf("empty schedule")
 		}
 		c.DataRaces(int32(len(events)-1), prog.Locations, func(other int32, _ int32) {
-			if o := &events[other]; bug.Other == nil || rangeOf(m, o.Thread, o.PC) == bug.Other.Range {
+			if o := &events[other]; bug.Other == nil || sameLines(rangeOf(m, o.Thread, o.PC), bug.Other.Range) {
 				found = true
 			}
 		})
@@ -141,6 +141,12 @@ func sameBlocked(m, full *Machine) error {
 		return fmt.Errorf("every thread finished")
 	}
 	return nil
+}
+
+// sameLines reports whether two ranges start and end at the same lines
+// and columns (a range read back from a report has no byte offsets).
+func sameLines(a, b source.Range) bool {
+	return a.Start.Line == b.Start.Line && a.Start.Col == b.Start.Col && a.End.Line == b.End.Line && a.End.Col == b.End.Col
 }
 
 // rangeOf is the source range of thread t's instruction pc.
