@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"os"
 	"slices"
@@ -17,7 +18,10 @@ type sliceStats struct {
 	mu               sync.Mutex
 	bugs, sliced     int
 	fullSteps, steps int
-	maxCut           float64 // the largest share of a trace left out
+	maxCut, sumCut   float64 // the largest share of a trace left out, and the sum of the shares
+	// The steps of the shortest whole executions (Options.FullTraces,
+	// what was shown before slicing) and of the slices of the same bugs.
+	shownBefore, shownAfter int
 }
 
 func (s *sliceStats) add(full, sliced int) {
@@ -28,7 +32,9 @@ func (s *sliceStats) add(full, sliced int) {
 	s.steps += sliced
 	if sliced < full {
 		s.sliced++
-		s.maxCut = max(s.maxCut, 1-float64(sliced)/float64(full))
+		cut := 1 - float64(sliced)/float64(full)
+		s.maxCut = max(s.maxCut, cut)
+		s.sumCut += cut
 	}
 }
 
@@ -43,7 +49,9 @@ func checkSlices(t *testing.T, name, mode string, prog *engine.Program, res *eng
 	t.Helper()
 	for i, b := range res.Bugs {
 		full := b.Full()
-		st.add(len(full.Schedule), len(b.Schedule))
+		if b.Kind != engine.BugStepBound {
+			st.add(len(full.Schedule), len(b.Schedule))
+		}
 		if b.Sliced() && len(b.Schedule) >= len(b.FullSchedule) {
 			t.Errorf("%s %s bug %d (%s): sliced to %d steps of %d", name, mode, i+1, b.Kind, len(b.Schedule), len(b.FullSchedule))
 		}
@@ -70,8 +78,8 @@ func checkSlices(t *testing.T, name, mode string, prog *engine.Program, res *eng
 // programs in the stateful mode), has a sliced trace that replays to the
 // same bug (see checkSlices). It logs how much slicing cut.
 func TestSlicedTraces(t *testing.T) {
-	var st sliceStats
-	check := func(modes []engine.Algorithm) func(t *testing.T, name string, prog *engine.Program, src string) {
+	var total sliceStats
+	check := func(st *sliceStats, modes []engine.Algorithm) func(t *testing.T, name string, prog *engine.Program, src string) {
 		return func(t *testing.T, name string, prog *engine.Program, src string) {
 			for _, algo := range modes {
 				if refusal(prog, algo) != nil {
@@ -81,38 +89,104 @@ func TestSlicedTraces(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkSlices(t, name, string(algo), prog, res, &st)
+				checkSlices(t, name, string(algo), prog, res, st)
+				checkSlices(t, name, string(algo), prog, res, &total)
+				// What was shown before slicing: the shortest whole
+				// execution of each bug.
+				whole, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: algo, MaxSteps: maxSteps(prog), MaxExecutions: 3000, FullTraces: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range st.compare(whole, res) {
+					t.Errorf("%s %s: the %s at %v is shown with %d steps, more than the %d of its shortest whole execution", name, algo, b.Kind, b.Range, len(b.Schedule), len(b.FullSchedule))
+				}
+				total.compare(whole, res)
 			}
 		}
 	}
 	all := engine.Algorithms
-	t.Run("examples", func(t *testing.T) { forEachExample(t, check(all)) })
-	t.Run("forever", func(t *testing.T) {
-		// The examples that loop forever, in the stateful mode.
-		for _, f := range []string{"dekker_forever_broken.weft", "peterson_forever_broken.weft", "prodcons_forever_nosignal.weft", "server_forever_racy.weft", "prodcons_forever_if.weft"} {
-			src := readExample(t, f)
-			check([]engine.Algorithm{engine.Stateful})(t, f, load(t, f, src), src)
-		}
-	})
-	t.Run("random", func(t *testing.T) { forEachRandomProgram(t, check(all)) })
-	t.Run("spin", func(t *testing.T) { forEachProgram(t, spinProgram, check(all)) })
-	t.Run("v2", func(t *testing.T) { forEachProgram(t, v2Program, check(all)) })
-	t.Run("cyclic", func(t *testing.T) {
-		n := size(t, "WEFT_RANDOM_PROGRAMS")
-		for seed := int64(1); seed <= int64(n); seed++ {
-			src := (&progGen{r: rand.New(rand.NewSource(seed))}).cyclicProgram()
-			prog, ok := tryLoad(src)
-			if !ok {
-				t.Fatalf("seed %d: the cyclic generator wrote a program that does not load:\n%s", seed, src)
+	stateful := []engine.Algorithm{engine.Stateful}
+	for _, g := range []struct {
+		name string
+		run  func(t *testing.T, st *sliceStats)
+	}{
+		{"examples", func(t *testing.T, st *sliceStats) { forEachExample(t, check(st, all)) }},
+		{"forever", func(t *testing.T, st *sliceStats) {
+			// The examples that loop forever, in the stateful mode.
+			for _, f := range []string{"dekker_forever_broken.weft", "peterson_forever_broken.weft", "prodcons_forever_nosignal.weft", "server_forever_racy.weft", "prodcons_forever_if.weft"} {
+				src := readExample(t, f)
+				check(st, stateful)(t, f, load(t, f, src), src)
 			}
-			check([]engine.Algorithm{engine.Stateful})(t, "cyclic seed", prog, src)
-		}
-	})
-	if st.bugs < 100 || st.sliced == 0 {
-		t.Errorf("%d bugs checked, %d of them sliced: too few to say anything", st.bugs, st.sliced)
+		}},
+		{"random", func(t *testing.T, st *sliceStats) { forEachRandomProgram(t, check(st, all)) }},
+		{"spin", func(t *testing.T, st *sliceStats) { forEachProgram(t, spinProgram, check(st, all)) }},
+		{"v2", func(t *testing.T, st *sliceStats) { forEachProgram(t, v2Program, check(st, all)) }},
+		{"cyclic", func(t *testing.T, st *sliceStats) {
+			n := size(t, "WEFT_RANDOM_PROGRAMS")
+			for seed := int64(1); seed <= int64(n); seed++ {
+				src := (&progGen{r: rand.New(rand.NewSource(seed))}).cyclicProgram()
+				prog, ok := tryLoad(src)
+				if !ok {
+					t.Fatalf("seed %d: the cyclic generator wrote a program that does not load:\n%s", seed, src)
+				}
+				check(st, stateful)(t, "cyclic seed", prog, src)
+			}
+		}},
+	} {
+		t.Run(g.name, func(t *testing.T) {
+			var st sliceStats
+			g.run(t, &st)
+			t.Logf("%s: %s", g.name, st.String())
+		})
 	}
-	t.Logf("%d bugs, %d sliced; %d steps in all before slicing, %d after (mean cut %.0f%%, largest %.0f%% of a trace)",
-		st.bugs, st.sliced, st.fullSteps, st.steps, 100*(1-float64(st.steps)/float64(max(st.fullSteps, 1))), 100*st.maxCut)
+	if total.bugs < 100 || total.sliced == 0 {
+		t.Errorf("%d bugs checked, %d of them sliced: too few to say anything", total.bugs, total.sliced)
+	}
+	t.Logf("in all: %s", total.String())
+}
+
+// compare adds up the lengths of the traces of the bugs whole and sliced
+// both have (step-bound bugs aside): whole's, explored with FullTraces,
+// and sliced's. The same exploration keeps, per bug, the shortest slice
+// and the shortest whole execution, and a slice is never longer than its
+// execution: it returns the bugs of sliced whose trace is longer than
+// whole's, with that one as FullSchedule, which must be none.
+func (s *sliceStats) compare(whole, sliced *engine.Result) (longer []*engine.Bug) {
+	key := func(b *engine.Bug) string {
+		k := string(b.Kind) + b.Range.String()
+		if b.Other != nil {
+			k += b.Other.Range.String()
+		}
+		return k
+	}
+	before := map[string][]int32{}
+	for _, b := range whole.Bugs {
+		before[key(b)] = b.Schedule
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range sliced.Bugs {
+		w, ok := before[key(b)]
+		if !ok || b.Kind == engine.BugStepBound {
+			continue
+		}
+		s.shownBefore += len(w)
+		s.shownAfter += len(b.Schedule)
+		if len(b.Schedule) > len(w) {
+			c := *b
+			c.FullSchedule = w
+			longer = append(longer, &c)
+		}
+	}
+	return longer
+}
+
+// String says what slicing did: "1307 bugs (step-bound bugs aside), 376
+// sliced; …".
+func (s *sliceStats) String() string {
+	return fmt.Sprintf("%d bugs (step-bound bugs aside), %d sliced; %d steps before slicing, %d after (%.0f%% cut; per trace: mean cut %.0f%%, largest %.0f%%); the shortest whole executions of the same bugs (FullTraces) %d steps",
+		s.bugs, s.sliced, s.fullSteps, s.steps, 100*(1-float64(s.steps)/float64(max(s.fullSteps, 1))), 100*s.sumCut/float64(max(s.bugs, 1)), 100*s.maxCut,
+		s.shownBefore) + fmt.Sprintf(", sliced %d", s.shownAfter)
 }
 
 func readExample(t *testing.T, name string) string {
