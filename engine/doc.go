@@ -85,7 +85,7 @@
 // counts). The slice runs in one order of its own, the canonical one of
 // its trace (the lowest thread that can go first), so every mode shows a
 // bug's slice alike, and each bug keeps the shortest slice found, ties
-// broken by the slice's schedule, then the whole execution's.
+// broken by the whole execution's schedule (which decides the slice).
 // Bug.FullSchedule keeps the whole execution (Bug.Full shows it;
 // Options.FullTraces keeps whole executions only); Reproduce checks a
 // slice against it; Slice slices a schedule from elsewhere.

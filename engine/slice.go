@@ -36,7 +36,7 @@ func Slice(ctx context.Context, prog *Program, b *Bug) (*Bug, error) {
 		return nil, fmt.Errorf("slicing the trace of a %s: %w", b.Kind, err)
 	}
 	var s slicing.Slicer
-	sched, choices := slicing.Schedule(events, s.Slice(prog, events, m, target))
+	sched, choices := s.Schedule(events, s.Slice(prog, events, m, target))
 	if len(sched) == len(full.Schedule) {
 		return full, nil
 	}

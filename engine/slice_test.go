@@ -189,7 +189,9 @@ func (s *sliceStats) String() string {
 		s.shownBefore) + fmt.Sprintf(", sliced %d", s.shownAfter)
 }
 
-func readExample(t *testing.T, name string) string {
+func readExample(t *testing.T, name string) string { return readExampleB(t, name) }
+
+func readExampleB(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile("../examples/" + name)
 	if err != nil {

@@ -87,16 +87,36 @@ func compareSchedules(s1, c1, s2, c2 []int32) int {
 	return 0
 }
 
-// compareFound orders two schedules of one bug: their (sliced)
-// schedules, then their full ones, so that of two executions with the
-// same slice the one kept does not depend on which was found first.
+// compareFound orders two schedules of one bug: the shorter (sliced)
+// schedule first, then by their whole executions' (compareSchedules),
+// which decide the slices: so of two executions with slices of one length
+// the one kept does not depend on which was found first. Unsliced, it is
+// compareSchedules.
 func compareFound(a, b *Found) int {
-	if c := compareSchedules(a.Schedule, a.Choices, b.Schedule, b.Choices); c != 0 {
+	if c := cmp.Compare(len(a.Schedule), len(b.Schedule)); c != 0 {
 		return c
 	}
 	fa, fca := a.full()
 	fb, fcb := b.full()
 	return compareSchedules(fa, fca, fb, fcb)
+}
+
+// better reports whether a bug with this key whose slice has n steps, of
+// the whole execution full (with its choices), would be kept: it is new
+// and admitted, or comes before the one kept (compareFound).
+func (s *bugSink) better(key string, n int, full, choices []int32) bool {
+	old, known := s.byKey[key]
+	if !known {
+		return true
+	}
+	if old == nil {
+		return false
+	}
+	if c := cmp.Compare(n, len(old.Schedule)); c != 0 {
+		return c < 0
+	}
+	fo, fco := old.full()
+	return compareSchedules(full, choices, fo, fco) < 0
 }
 
 // full is the schedule and choices of the whole execution that found b.
@@ -322,6 +342,13 @@ func (r *Run) wantsBug(key string, fine int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.bugs.wants(key, fine)
+}
+
+// betterBug is bugSink.better under the run's lock.
+func (r *Run) betterBug(key string, n int, full, choices []int32) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bugs.better(key, n, full, choices)
 }
 
 // admitBug is bugSink.admitWanted under the run's lock; it stops the

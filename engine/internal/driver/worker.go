@@ -58,6 +58,7 @@ type Worker struct {
 	checkTick  int
 	fineBuf    []interp.Event
 	sched      scheduleCache // the last schedule built (see schedule)
+	keepC      keepCache     // the last slice made (see sliceKeep)
 	slicer     slicing.Slicer
 }
 
@@ -67,11 +68,17 @@ type scheduleCache struct {
 	valid             bool
 	steps             int
 	schedule, choices []int32
-	// The last slice made of them (see slice), if sliceValid.
-	sliceValid         bool
-	sliceTarget        slicing.Target
-	sliced, slicedAlts []int32
-	order              []int
+}
+
+// keepCache is which fine steps of the first steps events of the current
+// execution the slice for target keeps, and how many (see sliceKeep),
+// while no step was made or undone.
+type keepCache struct {
+	valid  bool
+	steps  int
+	target slicing.Target
+	keep   []bool
+	kept   int
 }
 
 // NewWorker returns a worker of r at the initial state of r's program,
@@ -237,7 +244,7 @@ func (w *Worker) Step(t int, ev *interp.Event) bool { return w.StepAlt(t, 0, ev)
 // interp.Machine.Alternatives).
 func (w *Worker) StepAlt(t, alt int, ev *interp.Event) bool {
 	w.stepped = true
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	ok := w.m.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		w.run.Stop(StopMemory)
@@ -280,7 +287,7 @@ func (w *Worker) Probe(t int, ev *interp.Event) {
 
 // Undo takes the last step back, from the clocks and the machine.
 func (w *Worker) Undo() {
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	if !w.clk.Off {
 		w.clk.Pop()
 	}
@@ -451,24 +458,15 @@ func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, 
 	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps, w.sliceBound(kind, t, steps))
 }
 
-// sliceBound is a lower bound of the length of the slice of a bug of
-// kind found in thread t with the first steps events as its trace (their
-// fine steps without Config.Slice): the steps of the threads the slice
-// keeps whole. A bug whose kept trace is shorter cannot improve on it.
+// sliceBound is the length of the slice of a bug of kind found in thread
+// t with the first steps events as its trace (their fine steps without
+// Config.Slice): a bug whose kept trace is shorter cannot improve on it.
 func (w *Worker) sliceBound(kind BugKind, t int32, steps int) int {
 	if !w.run.cfg.Slice || steps != w.m.Depth() {
 		return w.fineSteps(steps)
 	}
-	switch targetOf(kind) {
-	case slicing.Last:
-		return int(w.m.Threads[t].Steps)
-	case slicing.Blocked:
-		n := 0
-		for _, th := range w.m.Threads {
-			if th.Status != interp.Finished {
-				n += int(th.Steps)
-			}
-		}
+	if target := targetOf(kind); target != slicing.None {
+		_, n := w.sliceKeep(steps, target)
 		return n
 	}
 	return w.fineSteps(steps)
@@ -508,10 +506,16 @@ func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	b.Schedule, b.Choices = w.schedule(steps)
 	var order []int
 	if target := targetOf(b.Kind); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
-		sched, choices, o := w.slice(steps, target)
-		if len(sched) < len(b.Schedule) {
+		// The slice's length first, then its order only for a bug that
+		// would be kept: the same bug is found again and again.
+		keep, n := w.sliceKeep(steps, target)
+		if n < len(b.Schedule) {
+			if !w.run.betterBug(b.key, n, b.Schedule, b.Choices) {
+				return
+			}
+			order = w.slicer.Order(w.Prog, w.Evs[:steps], w.m, target, keep)
 			b.FullSchedule, b.FullChoices = b.Schedule, b.Choices
-			b.Schedule, b.Choices, order = sched, choices, o
+			b.Schedule, b.Choices = w.slicer.Schedule(w.Evs[:steps], order)
 		}
 	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
@@ -521,22 +525,19 @@ func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	w.run.offerBug(b)
 }
 
-// slice is the causal slice of the first steps events, the whole current
-// execution, for target (see package slicing): its schedule, choices,
-// and the fine steps it runs in its order, shared as schedule's are (a
-// step in races with 30,000 earlier ones has one slice: the past of the
-// step).
-func (w *Worker) slice(steps int, target slicing.Target) (sched, choices []int32, order []int) {
-	c := &w.sched
-	if c.valid && c.steps == steps && c.sliceValid && c.sliceTarget == target {
-		return c.sliced, c.slicedAlts, c.order
+// sliceKeep is which fine steps of the first steps events, the whole
+// current execution, the causal slice for target keeps, and how many
+// (see package slicing), shared as schedule's are (a step in races with
+// 30,000 earlier ones has one slice: the past of the step). It is valid
+// until the next call.
+func (w *Worker) sliceKeep(steps int, target slicing.Target) (keep []bool, n int) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target {
+		return c.keep, c.kept
 	}
-	order = w.slicer.Slice(w.Prog, w.Evs[:steps], w.m, target)
-	sched, choices = slicing.Schedule(w.Evs[:steps], order)
-	if c.valid && c.steps == steps {
-		c.sliceValid, c.sliceTarget, c.sliced, c.slicedAlts, c.order = true, target, sched, choices, order
-	}
-	return sched, choices, order
+	keep, n = w.slicer.Keep(w.Prog, w.Evs[:steps], w.m, target)
+	*c = keepCache{valid: true, steps: steps, target: target, keep: keep, kept: n}
+	return keep, n
 }
 
 // schedule is the schedule and choices (nil if every step took its
@@ -609,14 +610,17 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 			a, b = b, a
 		}
 		key := "race|" + a + "|" + b
-		bound := int(d) + 1
-		if w.run.cfg.Slice {
-			bound = int(ev.Index) + int(o.Index) + 2 // both threads up to their accesses
-		} else {
-			bound = w.fineSteps(bound)
-		}
+		bound := w.sliceBound(BugDataRace, ev.Thread, int(d)+1)
 		if !w.run.wantsBug(key, bound) {
 			return
+		}
+		if w.run.cfg.Slice && bound < w.fineSteps(int(d)+1) {
+			// A slice as long as the one kept: the one kept stays unless
+			// the whole execution comes first (compareFound). The same
+			// race is found again and again.
+			if full, choices := w.schedule(int(d) + 1); !w.run.betterBug(key, bound, full, choices) {
+				return
+			}
 		}
 		name := w.Prog.Locations[loc].Name
 		side := &RaceSide{Thread: w.m.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, w.Prog)}

@@ -1,8 +1,6 @@
 package slicing
 
 import (
-	"container/heap"
-
 	"weft/engine/interp"
 	"weft/engine/ir"
 )
@@ -20,13 +18,35 @@ import (
 // lowest-numbered thread that can go (all the steps it depends on have
 // gone). Two executions whose slices are the same trace (equivalent up
 // to the order of independent steps) get the same schedule, whatever
-// mode found them, and the kept schedule of a bug (the shortest, then
-// the first in the order of schedules) does not depend on which order of
-// the trace an exploration happened to run. A failing last step is last
+// mode found them: what a bug shows depends on the trace its slice is,
+// not on which order of it an exploration happened to run. A failing last step is last
 // in every order: each step of the slice is in its past.
 
-// order is Slice's canonical order of the steps keep marks.
-func (s *Slicer) order(prog *ir.Program, evs []interp.Event, m *interp.Machine, target Target, keep []bool) []int {
+// orderBufs are Order's buffers.
+type orderBufs struct {
+	ids, order              []int
+	thread, lastOf, lastW   []int32
+	readHead                []int32 // per word: its latest read record since its latest write, or -1
+	recStep, recNext        []int32 // per read record: the kept step, the word's record before (-1: none)
+	edges                   []edge
+	indeg, start, succ, pos []int32
+	heap                    readyHeap
+}
+
+type edge struct{ from, to int32 }
+
+// Order returns the fine steps keep marks (Keep) in the canonical order
+// of their trace (see "The order of a slice"); with target None, every
+// step in order. The answer is valid until the next call.
+func (s *Slicer) Order(prog *ir.Program, evs []interp.Event, m *interp.Machine, target Target, keep []bool) []int {
+	b := &s.ord
+	if target == None {
+		b.order = b.order[:0]
+		for i := range keep {
+			b.order = append(b.order, i)
+		}
+		return b.order
+	}
 	nth := len(m.Threads)
 	for _, ev := range evs {
 		nth = max(nth, int(ev.Thread)+1)
@@ -38,25 +58,11 @@ func (s *Slicer) order(prog *ir.Program, evs []interp.Event, m *interp.Machine, 
 	// The kept steps, in the execution's order, and the edges between
 	// them: program order; a read after the latest write of its word; a
 	// write after the latest write and the reads since.
-	n := 0
-	for _, k := range keep {
-		if k {
-			n++
-		}
-	}
-	ids := make([]int, 0, n)      // kept step k's index among the fine steps
-	thread := make([]int32, 0, n) // its thread
-	type edge struct{ from, to int32 }
-	var edges []edge
-	lastOf := make([]int32, nth)
-	for i := range lastOf {
-		lastOf[i] = -1
-	}
-	lastWrite := make([]int32, nloc+1+nth)
-	for i := range lastWrite {
-		lastWrite[i] = -1
-	}
-	readsSince := make(map[int32][]int32)
+	b.ids, b.thread, b.edges = b.ids[:0], b.thread[:0], b.edges[:0]
+	b.lastOf = fill32(b.lastOf, nth, -1)
+	b.lastW = fill32(b.lastW, nloc+1+nth, -1)
+	b.readHead = fill32(b.readHead, nloc+1+nth, -1)
+	b.recStep, b.recNext = b.recStep[:0], b.recNext[:0]
 	fine := 0
 	for e := range evs {
 		ev := &evs[e]
@@ -64,72 +70,78 @@ func (s *Slicer) order(prog *ir.Program, evs []interp.Event, m *interp.Machine, 
 			if !keep[fine] {
 				continue
 			}
-			k := int32(len(ids))
-			ids = append(ids, fine)
-			thread = append(thread, ev.Thread)
-			if p := lastOf[ev.Thread]; p >= 0 {
-				edges = append(edges, edge{p, k})
+			k := int32(len(b.ids))
+			b.ids = append(b.ids, fine)
+			b.thread = append(b.thread, ev.Thread)
+			if p := b.lastOf[ev.Thread]; p >= 0 {
+				b.edges = append(b.edges, edge{p, k})
 			}
-			lastOf[ev.Thread] = k
+			b.lastOf[ev.Thread] = k
 			if target == Last && fine == len(keep)-1 {
 				s.acc = s.targetAccesses(s.acc[:0], ev, j, m, status, valid)
 			} else {
 				s.acc = s.pieceAccesses(s.acc[:0], ev, j, status, valid)
 			}
 			for _, a := range s.acc {
-				if w := lastWrite[a.loc]; w >= 0 && w != k {
-					edges = append(edges, edge{w, k})
+				if w := b.lastW[a.loc]; w >= 0 && w != k {
+					b.edges = append(b.edges, edge{w, k})
 				}
 				if !a.write {
-					if rs := readsSince[a.loc]; len(rs) == 0 || rs[len(rs)-1] != k {
-						readsSince[a.loc] = append(rs, k)
-					}
+					b.recStep = append(b.recStep, k)
+					b.recNext = append(b.recNext, b.readHead[a.loc])
+					b.readHead[a.loc] = int32(len(b.recStep) - 1)
 					continue
 				}
-				for _, r := range readsSince[a.loc] {
-					if r != k {
-						edges = append(edges, edge{r, k})
+				for r := b.readHead[a.loc]; r >= 0; r = b.recNext[r] {
+					if st := b.recStep[r]; st != k {
+						b.edges = append(b.edges, edge{st, k})
 					}
 				}
-				delete(readsSince, a.loc)
-				lastWrite[a.loc] = k
+				b.readHead[a.loc] = -1
+				b.lastW[a.loc] = k
 			}
 		}
 	}
+	return b.kahn()
+}
 
-	// Kahn's algorithm, the lowest thread first.
-	indeg := make([]int32, n)
-	start := make([]int32, n+1) // the edges out of k: succ[start[k]:start[k+1]]
-	for _, ed := range edges {
-		indeg[ed.to]++
-		start[ed.from+1]++
+// kahn orders the kept steps by Kahn's algorithm, the lowest thread
+// first, and returns their fine-step indices.
+func (b *orderBufs) kahn() []int {
+	n := len(b.ids)
+	b.indeg = fill32(b.indeg, n, 0)
+	b.start = fill32(b.start, n+1, 0)
+	for _, ed := range b.edges {
+		b.indeg[ed.to]++
+		b.start[ed.from+1]++
 	}
 	for k := 0; k < n; k++ {
-		start[k+1] += start[k]
+		b.start[k+1] += b.start[k]
 	}
-	succ := make([]int32, len(edges))
-	fill := append([]int32(nil), start[:n]...)
-	for _, ed := range edges {
-		succ[fill[ed.from]] = ed.to
-		fill[ed.from]++
+	b.succ = fill32(b.succ, len(b.edges), 0)
+	b.pos = append(b.pos[:0], b.start[:n]...)
+	for _, ed := range b.edges {
+		b.succ[b.pos[ed.from]] = ed.to
+		b.pos[ed.from]++
 	}
-	ready := &readyHeap{thread: thread}
+	h := &b.heap
+	h.steps, h.thread = h.steps[:0], b.thread
 	for k := int32(0); k < int32(n); k++ {
-		if indeg[k] == 0 {
-			heap.Push(ready, k)
+		if b.indeg[k] == 0 {
+			h.push(k)
 		}
 	}
-	order := make([]int, 0, n)
-	for ready.Len() > 0 {
-		k := heap.Pop(ready).(int32)
-		order = append(order, ids[k])
-		for _, x := range succ[start[k]:start[k+1]] {
-			if indeg[x]--; indeg[x] == 0 {
-				heap.Push(ready, x)
+	b.order = b.order[:0]
+	for h.Len() > 0 {
+		k := h.pop()
+		b.order = append(b.order, b.ids[k])
+		for _, x := range b.succ[b.start[k]:b.start[k+1]] {
+			if b.indeg[x]--; b.indeg[x] == 0 {
+				h.push(x)
 			}
 		}
 	}
-	return order
+	return b.order
 }
 
 // readyHeap holds the kept steps that can go, the lowest thread on top
@@ -140,17 +152,57 @@ type readyHeap struct {
 }
 
 func (h *readyHeap) Len() int { return len(h.steps) }
-func (h *readyHeap) Less(i, j int) bool {
+
+func (h *readyHeap) less(i, j int) bool {
 	a, b := h.steps[i], h.steps[j]
 	if h.thread[a] != h.thread[b] {
 		return h.thread[a] < h.thread[b]
 	}
 	return a < b
 }
-func (h *readyHeap) Swap(i, j int) { h.steps[i], h.steps[j] = h.steps[j], h.steps[i] }
-func (h *readyHeap) Push(x any)    { h.steps = append(h.steps, x.(int32)) }
-func (h *readyHeap) Pop() any {
-	x := h.steps[len(h.steps)-1]
-	h.steps = h.steps[:len(h.steps)-1]
-	return x
+
+func (h *readyHeap) push(k int32) {
+	h.steps = append(h.steps, k)
+	for i := len(h.steps) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.steps[i], h.steps[p] = h.steps[p], h.steps[i]
+		i = p
+	}
+}
+
+func (h *readyHeap) pop() int32 {
+	top := h.steps[0]
+	last := len(h.steps) - 1
+	h.steps[0] = h.steps[last]
+	h.steps = h.steps[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && h.less(l, m) {
+			m = l
+		}
+		if r < last && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.steps[i], h.steps[m] = h.steps[m], h.steps[i]
+		i = m
+	}
+	return top
+}
+
+// fill32 is b resized to n entries, each v.
+func fill32(b []int32, n int, v int32) []int32 {
+	if cap(b) < n {
+		b = make([]int32, n)
+	}
+	b = b[:n]
+	for i := range b {
+		b[i] = v
+	}
+	return b
 }

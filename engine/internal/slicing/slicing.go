@@ -130,6 +130,10 @@ type Slicer struct {
 	need       []bool // per thread: a later step of it is in the slice
 	read, wrte []bool // per word (shared, then the spawn counter, then one status per thread): a later step of the slice reads, writes it
 	acc        []access
+	keepBuf    []bool
+	ord        orderBufs
+	// Schedule's: per fine step, its thread and alternative.
+	pieceThread, pieceAlt []int32
 }
 
 type access struct {
@@ -140,19 +144,25 @@ type access struct {
 // Slice returns the slice of the execution evs for target: the indices
 // of the fine steps of evs (a coarse event's tail accesses are steps of
 // their own, after it) in its past, in the order the slice runs them
-// (see Order). m is the machine standing right after evs (the last of
-// them is its latest step). With target None every step is kept, in
-// order.
+// (see "The order of a slice"). m is the machine standing right after
+// evs (the last of them is its latest step). With target None every step
+// is kept, in order. The slice is valid until the next call.
 func (s *Slicer) Slice(prog *ir.Program, evs []interp.Event, m *interp.Machine, target Target) []int {
-	keep := s.keep(prog, evs, m, target)
-	if target == None {
-		order := make([]int, len(keep))
-		for i := range order {
-			order[i] = i
+	keep, _ := s.Keep(prog, evs, m, target)
+	return s.Order(prog, evs, m, target, keep)
+}
+
+// Keep returns, for each fine step of evs, whether it is in the past of
+// target (see Slice), and how many are; the answer is valid until the
+// next call.
+func (s *Slicer) Keep(prog *ir.Program, evs []interp.Event, m *interp.Machine, target Target) (keep []bool, n int) {
+	keep = s.keep(prog, evs, m, target)
+	for _, k := range keep {
+		if k {
+			n++
 		}
-		return order
 	}
-	return s.order(prog, evs, m, target, keep)
+	return keep, n
 }
 
 // keep returns, for each fine step of evs, whether it is in the past of
@@ -162,7 +172,8 @@ func (s *Slicer) keep(prog *ir.Program, evs []interp.Event, m *interp.Machine, t
 	for i := range evs {
 		n += evs[i].Steps()
 	}
-	keep := make([]bool, n)
+	s.keepBuf = resize(s.keepBuf, n)
+	keep := s.keepBuf
 	if target == None || n == 0 && target == Last {
 		for i := range keep {
 			keep[i] = true
@@ -324,27 +335,29 @@ func (s *Slicer) pieceAccesses(out []access, ev *interp.Event, j int, status fun
 }
 
 // Schedule is the schedule of the fine steps of evs that order lists,
-// in its order, and their choices (nil when every one took its first).
-func Schedule(evs []interp.Event, order []int) (sched, choices []int32) {
-	type piece struct{ thread, alt int32 }
-	pieces := make([]piece, 0, len(order))
+// in its order, and their choices (nil when every one took its first):
+// new slices, the caller's to keep.
+func (s *Slicer) Schedule(evs []interp.Event, order []int) (sched, choices []int32) {
+	s.pieceThread, s.pieceAlt = s.pieceThread[:0], s.pieceAlt[:0]
 	for e := range evs {
 		ev := &evs[e]
-		pieces = append(pieces, piece{ev.Thread, ev.Alt})
+		s.pieceThread = append(s.pieceThread, ev.Thread)
+		s.pieceAlt = append(s.pieceAlt, ev.Alt)
 		for range ev.Tail {
-			pieces = append(pieces, piece{ev.Thread, 0})
+			s.pieceThread = append(s.pieceThread, ev.Thread)
+			s.pieceAlt = append(s.pieceAlt, 0)
 		}
 	}
 	sched = make([]int32, len(order))
 	withChoices := false
 	for k, i := range order {
-		sched[k] = pieces[i].thread
-		withChoices = withChoices || pieces[i].alt != 0
+		sched[k] = s.pieceThread[i]
+		withChoices = withChoices || s.pieceAlt[i] != 0
 	}
 	if withChoices {
 		choices = make([]int32, len(order))
 		for k, i := range order {
-			choices[k] = pieces[i].alt
+			choices[k] = s.pieceAlt[i]
 		}
 	}
 	return sched, choices
