@@ -206,7 +206,11 @@ func replayHint(c *checked, i int) string {
 		}
 		return hint
 	}
-	return "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs() + cutArgs(c)
+	hint := "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs() + cutArgs(c)
+	if c.flags.allSteps {
+		hint += " --all-steps" // the whole execution, as shown
+	}
+	return hint
 }
 
 // cutArgs are the budget flags of a check that its time or memory

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,44 @@ thread b {
     y = 2
 }
 `
+
+// chooserModel has an assertion whose slice leaves out b's writes, and
+// whose schedule has a choice (so its replay hint is --bug N).
+const chooserModel = `var x int
+var y int
+
+thread a {
+    var v int
+    v = choose 0..2
+    x = v
+}
+
+thread b {
+    y = 1
+    y = 2
+}
+
+thread c {
+    assert x != 1, "x is 1"
+}
+`
+
+// checkReplays runs each bug's replay hint, and replays it from the
+// report (report, v): each reproduces its bug, with the trace as long as
+// the report's.
+func checkReplays(t *testing.T, model, report string, v checkJSON) {
+	t.Helper()
+	saved := writeFile(t, "report.json", report)
+	for i, bj := range v.Bugs {
+		for _, replay := range [][]string{strings.Fields(bj.Replay)[1:], {"replay", "--trace", saved, "--bug", fmt.Sprint(i + 1), model}} {
+			code, out, errs := runCLI(t, replay...)
+			steps := strings.Contains(out, fmt.Sprintf("(%d steps)\n", bj.TraceLength)) || strings.Contains(out, fmt.Sprintf("replaying a schedule of %d steps\n", bj.TraceLength))
+			if code != exitBug || !strings.Contains(out, "\nreproduced: "+bj.Kind) || !steps {
+				t.Errorf("%v: exit %d, want bug %d reproduced in %d steps\n%s\n%s", replay, code, i+1, bj.TraceLength, out, errs)
+			}
+		}
+	}
+}
 
 // TestCheckShowsSlices: weft check shows each bug's causal slice and says
 // so; --all-steps shows the whole execution; the JSON says which
@@ -66,16 +105,26 @@ func TestCheckShowsSlices(t *testing.T) {
 				t.Errorf("bug 1: %s, sliced %v, %d steps (schedule %v), whole %d (%v); want a deadlock, sliced %v, %d steps of 4",
 					b.Kind, b.Sliced, b.TraceLength, b.Schedule, b.FullTraceLength, b.FullSchedule, tc.sliced, tc.length)
 			}
-			report := writeFile(t, "report.json", out)
-			for i, bj := range v.Bugs {
-				for _, replay := range [][]string{strings.Fields(bj.Replay)[1:], {"replay", "--trace", report, "--bug", string(rune('1' + i)), model}} {
-					code, out, errs := runCLI(t, replay...)
-					if code != exitBug || !strings.Contains(out, "\nreproduced: "+bj.Kind) {
-						t.Errorf("%v: exit %d\n%s\n%s", replay, code, out, errs)
-					}
-				}
-			}
+			checkReplays(t, model, out, v)
 		})
+	}
+	// A choose makes the hint re-run the check (--bug N): with
+	// --all-steps, the re-run replays the whole execution, as shown.
+	chooser := writeFile(t, "chooser.weft", chooserModel)
+	for _, args := range [][]string{{chooser}, {"--all-steps", chooser}} {
+		_, out, _ := runCLI(t, append([]string{"check", "--quiet", "--json"}, args...)...)
+		var v checkJSON
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		bugHint := false
+		for _, b := range v.Bugs {
+			bugHint = bugHint || strings.Contains(b.Replay, " --bug ")
+		}
+		if !bugHint {
+			t.Errorf("%v: no --bug hint among %d bugs", args, len(v.Bugs))
+		}
+		checkReplays(t, chooser, out, v)
 	}
 	// fig1_racy's assertion: 7 steps, none of them count's.
 	_, out, _ := runCLI(t, "check", "--quiet", "--json", fig1)

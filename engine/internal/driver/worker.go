@@ -79,6 +79,10 @@ type keepCache struct {
 	target slicing.Target
 	keep   []bool
 	kept   int
+	// The slice's order, schedule and choices, once made (sliceOrder).
+	ordered           bool
+	order             []int
+	schedule, choices []int32
 }
 
 // NewWorker returns a worker of r at the initial state of r's program,
@@ -513,9 +517,10 @@ func (w *Worker) report(b *Found, t int32, steps, bound int) {
 			if !w.run.betterBug(b.key, n, b.Schedule, b.Choices) {
 				return
 			}
-			order = w.slicer.Order(w.Prog, w.Evs[:steps], w.m, target, keep)
+			var sched, choices []int32
+			order, sched, choices = w.sliceOrder(steps, target, keep)
 			b.FullSchedule, b.FullChoices = b.Schedule, b.Choices
-			b.Schedule, b.Choices = w.slicer.Schedule(w.Evs[:steps], order)
+			b.Schedule, b.Choices = sched, choices
 		}
 	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
@@ -572,6 +577,22 @@ func (w *Worker) schedule(steps int) (sched, choices []int32) {
 	}
 	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
 	return sched, all
+}
+
+// sliceOrder is the order, schedule and choices of the slice sliceKeep
+// made (keep), shared as schedule's are: a step in races with 30,000
+// earlier ones orders its slice once, not 30,000 times.
+func (w *Worker) sliceOrder(steps int, target slicing.Target, keep []bool) (order []int, sched, choices []int32) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target && c.ordered {
+		return c.order, c.schedule, c.choices
+	}
+	order = w.slicer.Order(w.Prog, w.Evs[:steps], w.m, target, keep)
+	sched, choices = w.slicer.Schedule(w.Evs[:steps], order)
+	if c.valid && c.steps == steps && c.target == target {
+		c.ordered, c.order, c.schedule, c.choices = true, order, sched, choices
+	}
+	return order, sched, choices
 }
 
 // ReportStepBound reports that the current execution ran into the step
