@@ -381,3 +381,87 @@ func TestFig1RacySlice(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceChecksSlices: Reproduce refuses a slice that does not show
+// its bug as the whole execution does: a race whose other access is
+// another, a deadlock slice without the lock that keeps a thread
+// blocked, an assertion slice without the write its read needs.
+func TestReproduceChecksSlices(t *testing.T) {
+	ctx := context.Background()
+	first := func(t *testing.T, src string, kind engine.BugKind) (*engine.Program, *engine.Bug) {
+		t.Helper()
+		prog := load(t, "model", src)
+		res, err := engine.Explore(ctx, prog, engine.Options{Algorithm: engine.DFS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range res.Bugs {
+			if b.Kind == kind {
+				if err := engine.Reproduce(prog, b); err != nil {
+					t.Fatalf("the %s as found does not reproduce: %v", kind, err)
+				}
+				return prog, b
+			}
+		}
+		t.Fatalf("no %s", kind)
+		return nil, nil
+	}
+	for _, tc := range []struct {
+		name, src string
+		kind      engine.BugKind
+		spoil     func(b *engine.Bug)
+		want      string
+	}{
+		{"the race's other access", "var x int\nvar y int\n\nthread a {\n    y = 1\n    x = 1\n}\n\nthread b {\n    x = 2\n}\n", engine.BugDataRace,
+			func(b *engine.Bug) { b.Other.Range.Start.Line, b.Other.Range.End.Line = 4, 4 }, "no data race with the access"},
+		{"the holder's lock", holderModel, engine.BugDeadlock,
+			func(b *engine.Bug) { b.Schedule, b.Choices = b.Schedule[:len(b.Schedule)-1], nil }, "can move"},
+		{"the writer of what the assertion reads", writerModel, engine.BugAssertion,
+			func(b *engine.Bug) { b.Schedule, b.Choices = b.Schedule[1:], nil }, "not"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog, b := first(t, tc.src, tc.kind)
+			spoilt := *b
+			if b.Other != nil {
+				o := *b.Other
+				spoilt.Other = &o
+			}
+			spoilt.Schedule = slices.Clone(b.Schedule)
+			spoilt.SetTrace(nil)
+			tc.spoil(&spoilt)
+			err := engine.Reproduce(prog, &spoilt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("spoilt %v (of %v): %v, want an error saying %q", spoilt.Schedule, b.Schedule, err, tc.want)
+			}
+		})
+	}
+}
+
+const holderModel = `var m mutex
+var x int
+var y int
+
+thread a {
+    x = 1
+    lock(m)
+}
+
+thread b {
+    lock(m)
+    y = 1
+    y = 2
+}
+`
+
+const writerModel = `var x int
+var z int
+
+thread a {
+    x = 1
+    z = 1
+}
+
+thread c {
+    assert x == 0, "x was written"
+}
+`
