@@ -127,6 +127,15 @@ type Options struct {
 	// up without being signalled, as POSIX allows: each such wake-up is
 	// explored.
 	SpuriousWakeups bool
+	// NoRaceCheck does not look for data races: the other bugs are
+	// checked as if every plain access were sequentially consistent, as
+	// SPIN and TLC check models, and a model with a plain shared
+	// variable gets a verdict that says it assumes there is no data race
+	// (AssumeNoDataRaces). The stateful mode then keys states by the
+	// machine state alone (no pending races: see "What a state is" in
+	// engine/internal/stateful), and every access is a scheduling point
+	// from the start (EveryAccess: coarse steps rest on race freedom).
+	NoRaceCheck bool
 
 	// The knobs of one mode each; the others ignore them.
 	CDPOR     CDPOROptions

@@ -97,8 +97,11 @@ func runConfig(prog *Program, opts *Options) driver.Config {
 	cfg := driver.Config{
 		MaxSteps: opts.MaxSteps, MaxExecutions: opts.MaxExecutions, MaxBugs: opts.MaxBugs, MaxTraces: opts.MaxTraces,
 		LocalBudget: opts.LocalBudget, MaxMemory: max(opts.MaxMemory, 0), HeapLimit: max(opts.HeapLimit, 0),
-		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups, EveryAccess: opts.EveryAccess,
-		ProgressInterval: opts.ProgressInterval, OnExecution: opts.OnExecution, OnRestart: opts.OnRestart,
+		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups,
+		// Coarse steps rest on race freedom, which no one checks here:
+		// every access is a scheduling point.
+		EveryAccess: opts.EveryAccess || opts.NoRaceCheck,
+		NoRaceCheck: opts.NoRaceCheck, ProgressInterval: opts.ProgressInterval, OnExecution: opts.OnExecution, OnRestart: opts.OnRestart,
 	}
 	cfg.Slice = !opts.FullTraces
 	if opts.KeepTraces {

@@ -101,6 +101,7 @@ var testSizes = map[string]sizes{
 	"TestTraceEvents":              {def: 40, short: 10, long: 40},
 	"TestCanonicalReports":         {def: 40, short: 20, long: 200},
 	"TestSlicedTraces":             {def: 30, short: 10, long: 200},
+	"TestNoRaceCheck":              {def: 30, short: 15, long: 300},
 	"TestV2Random":                 {def: 100, short: 100, long: 300},
 	"TestCondRandomEveryMode":      {def: 100, short: 100, long: 300},
 	"TestUnfoldingV2Random":        {def: 70, short: 60, long: 200},

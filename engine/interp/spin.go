@@ -311,3 +311,29 @@ func (m *Machine) SpinLoop(t int) *ir.Loop {
 	}
 	return &th.Body.Loops[th.Body.Code[th.PC].A]
 }
+
+// SpinsAlone reports whether thread t, having arrived at a loop head and
+// made no visible step since, would spin there on its very next step:
+// the step is pure and brings it back to the same head with the same
+// slots (see "Spin loops wait"), so that in this state its next step is
+// a stutter that changes nothing, and it can do nothing else until
+// another thread changes a word that step accessed. The step is made and
+// taken back (ev receives it); the machine is left as it was. A thread in
+// the middle of an iteration, or whose iteration has more than one
+// visible step, does not spin alone: another thread's write between its
+// steps could send it elsewhere.
+func (m *Machine) SpinsAlone(t int, ev *Event) bool {
+	th := m.Threads[t]
+	if th.Status != Ready || th.spin.at == 0 || !th.spin.pure || th.spin.reads != -1 {
+		return false
+	}
+	switch kind, _ := m.Peek(t); kind {
+	case ir.EvRead, ir.EvWrite, ir.EvAtomic, ir.EvTrylock:
+	default:
+		return false
+	}
+	m.Step(t, ev)
+	spins := th.Status == Spinning
+	m.Undo()
+	return spins
+}

@@ -116,6 +116,7 @@ type Config struct {
 	NoSpinWait           bool
 	SpuriousWakeups      bool
 	EveryAccess          bool // every shared access a scheduling point from the start
+	NoRaceCheck          bool // no data race is looked for (race clocks off)
 	ProgressInterval     time.Duration
 
 	// OnBug is called with each new bug, as first found (the first

@@ -107,6 +107,9 @@ func (r *Run) NewWorker(coarse bool, use Clocks, fingerprint bool) *Worker {
 	if use == RaceClocks {
 		w.clk.NoDep, w.clk.Off = true, true
 		for _, l := range r.Prog.Locations {
+			if r.cfg.NoRaceCheck {
+				break // no race is looked for
+			}
 			if !l.Mutex && !l.Atomic {
 				w.clk.Off = false
 				break
@@ -610,8 +613,8 @@ func (w *Worker) ReportStepBound(steps int) {
 
 // CheckDataRaces reports the data races event d takes part in.
 func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
-	if w.clk.Off {
-		return // no location can race
+	if w.clk.Off || w.run.cfg.NoRaceCheck {
+		return // no location can race, or none is looked for
 	}
 	w.clk.DataRaces(d, w.Prog.Locations, func(other int32, loc int32) {
 		if w.Stopping() {

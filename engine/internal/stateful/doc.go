@@ -104,6 +104,35 @@
 //     collects every dependent step anyway.
 //   - Cycles (below).
 //
+// # Waiting alone
+//
+// A thread parked by spin-assume (package interp, "Spin loops wait")
+// stays in the state with what its last iteration read, and every state
+// the other threads reach afterwards exists twice: once with it parked,
+// once with it still at its loop head. A thread whose next step is a
+// whole iteration of its loop that would spin (Machine.SpinsAlone: an
+// await that finds its condition false, a test-and-set or trylock that
+// finds the lock taken) is instead taken as waiting: in that state it
+// does not move, like a lock on a held mutex, until another thread
+// changes a word the step reads, and its step is recorded as a blocked
+// step (above) so that the reductions order it after that write. This
+// is the classic stateful semantics of a guard that is false (SPIN's
+// non-executable statement). The step is a stutter: it would bring the
+// thread back to the state it left, with nothing changed but history,
+// so leaving it out loses no state and no bug, but two:
+//
+//   - Data races: the step's races would go unreported, so only steps
+//     on atomic variables, mutexes and race-free words wait (a spin on
+//     a plain word still parks).
+//   - Deadlocks: where no thread can move and some wait, they make
+//     their step first, as dfs makes it, so that the deadlock (every
+//     thread spinning with nobody left to write) is reported and its
+//     schedule replays with the same spins.
+//
+// A loop iteration with several visible steps does not wait: another
+// thread's write between two of its steps can send it elsewhere, which
+// only stepping it explores; it parks at the end as in the other modes.
+//
 // # Cycles
 //
 // A state graph with cycles has two traps. The ignoring problem: a
@@ -161,7 +190,12 @@
 // found stay) with no reduction, matching a state only if it was
 // explored from no deeper, and exploring it again otherwise: every
 // state is then explored from its least depth on some path, and every
-// path of at most MaxSteps steps is covered, as in dfs.
+// path of at most MaxSteps steps is covered, as in dfs. Waiting alone
+// changes step counts (dfs counts the spin steps it leaves out), so the
+// second pass does without it, and the first takes it only at states
+// more steps short of the bound than there are threads (each parks at
+// most once): nearer, every thread steps as in dfs, so the first pass
+// meets the bound, and starts the second, where dfs would.
 //
 // # Memory and bitstate hashing
 //

@@ -76,6 +76,7 @@ type explorer struct {
 	frames []frame
 
 	depthAware bool // match a state only if explored from no deeper
+	waitAlone  bool // threads that would spin alone do not move (see "Waiting alone")
 	cutSeen    bool // some step went past the step bound
 
 	bodyIndex map[*ir.Body]int32
@@ -89,6 +90,12 @@ type explorer struct {
 	onStack map[key]int32 // bitstate hashing: the stack's states without record
 	starts  []int32
 	pairs   [][2]int32 // scratch of DE-S-POR's re-traversals
+
+	// The threads of the state just reached that wait alone (see
+	// "Waiting alone"), and their steps' interned footprints (DE, DL).
+	waiters []int32
+	waitFP  []int32
+	probe   interp.Event
 }
 
 // frame is a state on the stack.
@@ -113,7 +120,7 @@ type frame struct {
 
 func newExplorer(w *driver.Worker, cfg Config, depthAware bool) *explorer {
 	x := &explorer{w: w, m: w.M(), cfg: cfg, prog: w.Prog, vis: newVisited(cfg.Exact), g: newGraph(),
-		depthAware: depthAware, bodyIndex: map[*ir.Body]int32{}}
+		depthAware: depthAware, waitAlone: !depthAware, bodyIndex: map[*ir.Body]int32{}}
 	for i, b := range w.Prog.Bodies {
 		x.bodyIndex[b] = int32(i)
 	}
@@ -315,7 +322,7 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, id, enabled)
 	if enabled.empty() {
-		w.Deadlock(d) // a deadlock, the end, or spin-blocked
+		x.deadlock(d) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
 		}
@@ -346,13 +353,41 @@ func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
 		default:
 			continue // a join: it touches nothing
 		}
-		k := x.g.intern(fp)
-		if id >= 0 {
-			x.g.addEdge(id, int32(t), k, toBlocked)
-		}
-		if x.cfg.Variant == DE {
-			x.updateCurrent(d, int32(t), k, true)
-		}
+		x.blockedStep(d, id, int32(t), x.g.intern(fp))
+	}
+	for i, t := range x.waiters {
+		x.blockedStep(d, id, t, x.waitFP[i])
+	}
+}
+
+// blockedStep records thread t's step of footprint k, which it cannot
+// make in the state just reached at depth d (record id), as coming after
+// every step on the stack.
+func (x *explorer) blockedStep(d int, id, t, k int32) {
+	if id >= 0 {
+		x.g.addEdge(id, t, k, toBlocked)
+	}
+	if x.cfg.Variant == DE {
+		x.updateCurrent(d, t, k, true)
+	}
+}
+
+// deadlock handles the state just reached at depth d, in which no
+// thread can move: the threads that wait alone make the step they would
+// spin on first, as the other modes see them spin (so that the report
+// and its schedule are theirs), then the worker decides.
+func (x *explorer) deadlock(d int) {
+	w := x.w
+	n := 0
+	for _, t := range x.waiters {
+		w.GrowEvents(d + n)
+		w.StepAlt(int(t), 0, &w.Evs[d+n])
+		n++
+	}
+	w.GrowEvents(d + n)
+	w.Deadlock(d + n)
+	for ; n > 0; n-- {
+		w.Undo()
 	}
 }
 
@@ -369,7 +404,7 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
 	if enabled.empty() {
-		w.Deadlock(d)
+		x.deadlock(d)
 		return terminal, toUnknown
 	}
 	x.push(d, toUnknown, k, enabled)
@@ -440,12 +475,57 @@ func (x *explorer) enabledSet(d int) tset {
 	f := &x.frames[d]
 	n := len(x.m.Threads)
 	f.enabled = f.enabled.sized(n)
+	x.waiters, x.waitFP = x.waiters[:0], x.waitFP[:0]
+	// Within a spin step per thread of the step bound, spinning threads
+	// spin, as in dfs (see "The step bound").
+	alone := x.waitAlone && x.m.StepCount()+n < x.w.Opts.MaxSteps
 	for t := range n {
-		if x.m.Enabled(t) {
-			f.enabled.add(int32(t))
+		if !x.m.Enabled(t) {
+			continue
 		}
+		if alone && x.waitsAlone(t) {
+			x.waiters = append(x.waiters, int32(t))
+			if x.cfg.Variant >= DE {
+				x.waitFP = append(x.waitFP, x.g.footprint(&x.probe, x.w.MayAccesses(&x.probe)))
+			}
+			continue
+		}
+		f.enabled.add(int32(t))
 	}
 	return f.enabled
+}
+
+// waitsAlone reports whether thread t's next step is one it would spin
+// on (see "Waiting alone"); if so, x.probe holds the step.
+func (x *explorer) waitsAlone(t int) bool {
+	if !x.m.SpinsAlone(t, &x.probe) {
+		return false
+	}
+	// Only on words that cannot race: the step is left out, and so
+	// would be its races.
+	ev := &x.probe
+	if len(ev.Acc) > 0 {
+		for _, a := range ev.Acc {
+			if !x.raceless(a.Loc) {
+				return false
+			}
+		}
+		return true
+	}
+	return x.raceless(ev.Loc)
+}
+
+// raceless reports whether no access to location loc can race (or is
+// looked at for races).
+func (x *explorer) raceless(loc int32) bool {
+	if loc < 0 || int(loc) >= len(x.prog.Locations) {
+		return false
+	}
+	if !x.races {
+		return true // no location can race, or no race is looked for
+	}
+	l := &x.prog.Locations[loc]
+	return l.Atomic || l.Mutex || int(loc) < len(x.cfg.RaceFree) && x.cfg.RaceFree[loc]
 }
 
 // push makes the frame of a new state at depth d.
