@@ -62,6 +62,13 @@ func checkSlices(t *testing.T, name, mode string, prog *engine.Program, res *eng
 			t.Errorf("%s %s bug %d (%s: %s, %d of %d steps) does not reproduce: %v", name, mode, i+1, b.Kind, b.Message, len(b.Schedule), len(full.Schedule), err)
 			continue
 		}
+		if b.Kind == engine.BugAssertion || b.Kind == engine.BugRuntimeError || b.Kind == engine.BugDataRace {
+			// The same place: the slice's last step is the bug's.
+			last, err := b.TraceRange(b.TraceLen()-1, b.TraceLen())
+			if err != nil || len(last) != 1 || last[0].Range != b.Range {
+				t.Errorf("%s %s bug %d (%s at %v): the slice ends at %v (%v)", name, mode, i+1, b.Kind, b.Range, last, err)
+			}
+		}
 		again, err := engine.Slice(context.Background(), prog, full)
 		if err != nil {
 			t.Errorf("%s %s bug %d: %v", name, mode, i+1, err)
