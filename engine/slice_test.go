@@ -166,15 +166,23 @@ func (s *sliceStats) compare(whole, sliced *engine.Result) (longer []*engine.Bug
 		}
 		return k
 	}
+	// Several deadlocks can share a place (one per set of blocked
+	// positions, at the first): only bugs their key tells apart in both
+	// results are compared.
 	before := map[string][]int32{}
+	count := map[string]int{}
 	for _, b := range whole.Bugs {
 		before[key(b)] = b.Schedule
+		count[key(b)]++
+	}
+	for _, b := range sliced.Bugs {
+		count[key(b)] += 100
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, b := range sliced.Bugs {
 		w, ok := before[key(b)]
-		if !ok || b.Kind == engine.BugStepBound {
+		if !ok || count[key(b)] != 101 || b.Kind == engine.BugStepBound {
 			continue
 		}
 		s.shownBefore += len(w)
