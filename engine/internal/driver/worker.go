@@ -493,8 +493,8 @@ func (w *Worker) fineSteps(steps int) int {
 
 // report hands b, found in thread t with the first steps events as its
 // trace, to the run, its schedule filled in (and sliced, with
-// Config.Slice); bound is a lower bound of the length of the schedule
-// kept (see sliceBound).
+// Config.Slice); bound is the length of the schedule it would keep (see
+// sliceBound).
 func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	fine := w.fineSteps(steps)
 	b.Thread = w.m.Threads[t].Name
@@ -639,9 +639,9 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 			return
 		}
 		if w.run.cfg.Slice && bound < w.fineSteps(int(d)+1) {
-			// A slice as long as the one kept: the one kept stays unless
-			// the whole execution comes first (compareFound). The same
-			// race is found again and again.
+			// Sliced, the race replaces the one kept only if it comes
+			// first (compareFound): ask before making its message, as
+			// the same race is found again and again.
 			if full, choices := w.schedule(int(d) + 1); !w.run.betterBug(key, bound, full, choices) {
 				return
 			}
