@@ -70,6 +70,10 @@ type Options struct {
 	// rebuilding it from the schedule when it is shown. For tests, which
 	// check that both give the same trace.
 	KeepTraces bool
+	// FullTraces keeps each bug's whole execution as its schedule
+	// instead of its causal slice (see Bug.FullSchedule), and the
+	// shortest whole execution per bug instead of the shortest slice.
+	FullTraces bool
 	// MaxMemory bounds, in bytes, the memory this exploration holds
 	// (0: DefaultMaxMemory(), negative: no bound): its machine (shared
 	// memory, frames, undo log, memo), race clocks, event buffer, the

@@ -100,6 +100,7 @@ var testSizes = map[string]sizes{
 	"TestFoataLevels":              {def: 30, short: 20, long: 100},
 	"TestTraceEvents":              {def: 40, short: 10, long: 40},
 	"TestCanonicalReports":         {def: 40, short: 20, long: 200},
+	"TestSlicedTraces":             {def: 30, short: 10, long: 200},
 	"TestNoRaceCheck":              {def: 30, short: 15, long: 300},
 	"TestV2Random":                 {def: 100, short: 100, long: 300},
 	"TestCondRandomEveryMode":      {def: 100, short: 100, long: 300},

@@ -39,6 +39,7 @@ type checkFlags struct {
 	json          bool
 	quiet         bool
 	fullTrace     bool
+	allSteps      bool
 	noSpinWait    bool
 	noRaceCheck   bool
 	spurious      bool
@@ -63,6 +64,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
+	fs.BoolVar(&f.allSteps, "all-steps", false, "show each bug's whole execution, not only the steps the bug depends on (its causal slice)")
 	fs.BoolVar(&f.noSpinWait, "no-spin-wait", false, "let while loops that only read spin on (up to --max-steps) instead of waiting for a write (awaits always wait)")
 	fs.BoolVar(&f.noRaceCheck, "no-race-check", false, "do not look for data races: check the other bugs with every access sequentially consistent (the verdict then assumes no data races)")
 	fs.BoolVar(&f.spurious, "spurious-wakeups", false, "explore spurious wake-ups: a thread waiting on a condition variable may wake up without a signal")

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"weft/engine/internal/clocks"
+	"weft/engine/internal/slicing"
 	"weft/engine/interp"
 	"weft/engine/ir"
 	"weft/source"
@@ -57,6 +58,8 @@ type Worker struct {
 	checkTick  int
 	fineBuf    []interp.Event
 	sched      scheduleCache // the last schedule built (see schedule)
+	keepC      keepCache     // the last slice made (see sliceKeep)
+	slicer     slicing.Slicer
 }
 
 // scheduleCache is the schedule of the first steps events of the
@@ -64,6 +67,21 @@ type Worker struct {
 type scheduleCache struct {
 	valid             bool
 	steps             int
+	schedule, choices []int32
+}
+
+// keepCache is which fine steps of the first steps events of the current
+// execution the slice for target keeps, and how many (see sliceKeep),
+// while no step was made or undone.
+type keepCache struct {
+	valid  bool
+	steps  int
+	target slicing.Target
+	keep   []bool
+	kept   int
+	// The slice's order, schedule and choices, once made (sliceOrder).
+	ordered           bool
+	order             []int
 	schedule, choices []int32
 }
 
@@ -233,7 +251,7 @@ func (w *Worker) Step(t int, ev *interp.Event) bool { return w.StepAlt(t, 0, ev)
 // interp.Machine.Alternatives).
 func (w *Worker) StepAlt(t, alt int, ev *interp.Event) bool {
 	w.stepped = true
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	ok := w.m.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		w.run.Stop(StopMemory)
@@ -276,7 +294,7 @@ func (w *Worker) Probe(t int, ev *interp.Event) {
 
 // Undo takes the last step back, from the clocks and the machine.
 func (w *Worker) Undo() {
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	if !w.clk.Off {
 		w.clk.Pop()
 	}
@@ -409,6 +427,18 @@ func (w *Worker) ReportStop(d int, ev *interp.Event) {
 	}
 }
 
+// targetOf is what the slice of a bug of kind is the past of (see
+// package slicing).
+func targetOf(kind BugKind) slicing.Target {
+	switch kind {
+	case BugAssertion, BugRuntimeError, BugDataRace:
+		return slicing.Last
+	case BugDeadlock:
+		return slicing.Blocked
+	}
+	return slicing.None
+}
+
 // Report reports a bug of kind at r in thread t, whose trace is the
 // first steps events of the current execution: one per kind and place.
 // Where a thread is cut by the step bound depends on the interleaving, so
@@ -432,7 +462,21 @@ func (w *Worker) Report(kind BugKind, msg string, t int32, r source.Range, steps
 // where the bug sorts among the others (see compareBugs): like the key,
 // it must not depend on the trace.
 func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string, place int) {
-	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps)
+	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps, w.sliceBound(kind, t, steps))
+}
+
+// sliceBound is the length of the slice of a bug of kind found in thread
+// t with the first steps events as its trace (their fine steps without
+// Config.Slice): a bug whose kept trace is shorter cannot improve on it.
+func (w *Worker) sliceBound(kind BugKind, t int32, steps int) int {
+	if !w.run.cfg.Slice || steps != w.m.Depth() {
+		return w.fineSteps(steps)
+	}
+	if target := targetOf(kind); target != slicing.None {
+		_, n := w.sliceKeep(steps, target)
+		return n
+	}
+	return w.fineSteps(steps)
 }
 
 // fineSteps is the number of fine steps of the first steps events.
@@ -447,15 +491,11 @@ func (w *Worker) fineSteps(steps int) int {
 	return n
 }
 
-// wants reports whether the run may keep a bug with this key found in the
-// first steps events (see bugSink.wants).
-func (w *Worker) wants(key string, steps int) bool {
-	return w.run.wantsBug(key, w.fineSteps(steps))
-}
-
 // report hands b, found in thread t with the first steps events as its
-// trace, to the run, its schedule filled in.
-func (w *Worker) report(b *Found, t int32, steps int) {
+// trace, to the run, its schedule filled in (and sliced, with
+// Config.Slice); bound is the length of the schedule it would keep (see
+// sliceBound).
+func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	fine := w.fineSteps(steps)
 	evs := w.Evs[:steps]
 	if stuttered(evs) {
@@ -468,7 +508,7 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 		}
 	}
 	b.Thread = w.m.Threads[t].Name
-	ok, wanted := w.run.admitBug(b, fine)
+	ok, wanted := w.run.admitBug(b, bound)
 	if wanted {
 		// The execution that shows a bug is at least as long as its
 		// trace, even when the exploration stops there (MaxBugs) or
@@ -480,16 +520,54 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 	if !ok {
 		return
 	}
-	if len(evs) == steps {
-		b.Schedule, b.Choices = w.schedule(steps)
-	} else {
+	if len(evs) < steps {
+		// A path that went round iterations that started over: the
+		// execution without them, whole (the slicer works on the
+		// worker's own events and machine).
 		b.Schedule, b.Choices = scheduleOf(evs, fine)
+		if traceOf := w.run.cfg.TraceOf; traceOf != nil {
+			b.Kept = traceOf(evs, w.m, nil)
+			w.checkSoon()
+		}
+		w.run.offerBug(b)
+		return
+	}
+	b.Schedule, b.Choices = w.schedule(steps)
+	var order []int
+	if target := targetOf(b.Kind); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
+		// The slice's length first, then its order only for a bug that
+		// would be kept: the same bug is found again and again.
+		keep, n := w.sliceKeep(steps, target)
+		if n < len(b.Schedule) {
+			if !w.run.betterBug(b.key, n, b.Schedule, b.Choices) {
+				return
+			}
+			var sched, choices []int32
+			order, sched, choices = w.sliceOrder(steps, target, keep)
+			b.FullSchedule, b.FullChoices = b.Schedule, b.Choices
+			b.Schedule, b.Choices = sched, choices
+		}
 	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
-		b.Kept = traceOf(evs, w.m)
+		b.Kept = traceOf(w.Evs[:steps], w.m, order)
 		w.checkSoon() // that may have taken long
 	}
 	w.run.offerBug(b)
+}
+
+// sliceKeep is which fine steps of the first steps events, the whole
+// current execution, the causal slice for target keeps, and how many
+// (see package slicing), shared as schedule's are (a step in races with
+// 30,000 earlier ones has one slice: the past of the step). It is valid
+// until the next call.
+func (w *Worker) sliceKeep(steps int, target slicing.Target) (keep []bool, n int) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target {
+		return c.keep, c.kept
+	}
+	keep, n = w.slicer.Keep(w.Prog, w.Evs[:steps], w.m, target)
+	*c = keepCache{valid: true, steps: steps, target: target, keep: keep, kept: n}
+	return keep, n
 }
 
 // schedule is the schedule and choices (nil if every step took its
@@ -570,6 +648,22 @@ func withoutStutters(evs []interp.Event) []interp.Event {
 	return out
 }
 
+// sliceOrder is the order, schedule and choices of the slice sliceKeep
+// made (keep), shared as schedule's are: a step in races with 30,000
+// earlier ones orders its slice once, not 30,000 times.
+func (w *Worker) sliceOrder(steps int, target slicing.Target, keep []bool) (order []int, sched, choices []int32) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target && c.ordered {
+		return c.order, c.schedule, c.choices
+	}
+	order = w.slicer.Order(w.Prog, w.Evs[:steps], w.m, target, keep)
+	sched, choices = w.slicer.Schedule(w.Evs[:steps], order)
+	if c.valid && c.steps == steps && c.target == target {
+		c.ordered, c.order, c.schedule, c.choices = true, order, sched, choices
+	}
+	return order, sched, choices
+}
+
 // ReportStepBound reports that the current execution ran into the step
 // bound, with its first steps steps as the trace. It blames the thread
 // that made the most steps: it is the one that loops.
@@ -606,15 +700,24 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 			a, b = b, a
 		}
 		key := "race|" + a + "|" + b
-		if !w.wants(key, int(d)+1) {
+		bound := w.sliceBound(BugDataRace, ev.Thread, int(d)+1)
+		if !w.run.wantsBug(key, bound) {
 			return
+		}
+		if w.run.cfg.Slice && bound < w.fineSteps(int(d)+1) {
+			// Sliced, the race replaces the one kept only if it comes
+			// first (compareFound): ask before making its message, as
+			// the same race is found again and again.
+			if full, choices := w.schedule(int(d) + 1); !w.run.betterBug(key, bound, full, choices) {
+				return
+			}
 		}
 		name := w.Prog.Locations[loc].Name
 		side := &RaceSide{Thread: w.m.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, w.Prog)}
 		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
 			name, side.Op, side.Thread, describeAccess(ev, loc, w.Prog), w.m.Threads[ev.Thread].Name)
 		w.report(&Found{Kind: BugDataRace, Message: msg, Range: r2, Other: side, key: key, variable: name,
-			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1)
+			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1, bound)
 	})
 }
 
