@@ -7,17 +7,6 @@ import (
 	"weft/engine/internal/slicing"
 )
 
-// sliceTarget is what a bug of kind is sliced to the past of.
-func sliceTarget(kind BugKind) slicing.Target {
-	switch kind {
-	case BugAssertion, BugRuntimeError, BugDataRace:
-		return slicing.Last
-	case BugDeadlock:
-		return slicing.Blocked
-	}
-	return slicing.None
-}
-
 // Slice returns b with its schedule cut to its causal slice, computed
 // from the whole execution that found it (b.Full()): the steps its
 // failing step or steps depend on, in the canonical order of their trace
@@ -27,7 +16,7 @@ func sliceTarget(kind BugKind) slicing.Target {
 // step, and an error when the schedule does not replay.
 func Slice(ctx context.Context, prog *Program, b *Bug) (*Bug, error) {
 	full := b.Full()
-	target := sliceTarget(b.Kind)
+	target := slicing.TargetOf(string(b.Kind))
 	if target == slicing.None {
 		return full, nil
 	}

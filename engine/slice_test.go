@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"weft/engine"
+	"weft/engine/internal/slicing"
 )
 
 // sliceStats adds up what slicing did to the traces checked.
@@ -480,3 +481,14 @@ thread c {
     assert x == 0, "x was written"
 }
 `
+
+// TestSliceTargetsNameEveryKind: the slicer's names of the bug kinds are
+// the engine's (slicing.TargetOf), and every kind but the step bound is
+// sliced.
+func TestSliceTargetsNameEveryKind(t *testing.T) {
+	for _, k := range engine.BugKinds() {
+		if got := slicing.TargetOf(string(k)); (got == slicing.None) != (k == engine.BugStepBound) {
+			t.Errorf("%s: target %v", k, got)
+		}
+	}
+}

@@ -3,7 +3,28 @@ package interp
 import (
 	"strings"
 	"testing"
+
+	"weft/engine/ir"
 )
+
+// loopAgainMachine is a fingerprinting machine for src with SetLoopAgain
+// on the locations allow allows.
+func loopAgainMachine(t *testing.T, name, src string, allow func(ir.Location) bool) *Machine {
+	t.Helper()
+	prog := loadSrc(t, name, src)
+	m, err := NewMachineConfig(prog, Config{Fingerprint: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := make([]bool, len(prog.Locations))
+	for loc, l := range prog.Locations {
+		allowed[loc] = allow(l)
+	}
+	if err := m.SetLoopAgain(allowed); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // TestLoopAgain: with SetLoopAgain, an iteration of visible steps on
 // allowed locations that would spin starts over at its head, its last
@@ -30,18 +51,7 @@ func TestLoopAgain(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			prog := loadSrc(t, c.name, c.src)
-			m, err := NewMachineConfig(prog, Config{Fingerprint: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			allowed := make([]bool, len(prog.Locations))
-			for loc, l := range prog.Locations {
-				allowed[loc] = l.Atomic || l.Mutex
-			}
-			if err := m.SetLoopAgain(allowed); err != nil {
-				t.Fatal(err)
-			}
+			m := loopAgainMachine(t, c.name, c.src, func(l ir.Location) bool { return l.Atomic || l.Mutex })
 			m.SetParkAlways(c.parkAlways)
 			before, fp := spinSnapshot(m), m.RecomputeFingerprint()
 			var ev Event
@@ -99,18 +109,7 @@ func TestSpinsForever(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			prog := loadSrc(t, c.name, c.src)
-			m, err := NewMachineConfig(prog, Config{Fingerprint: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			allowed := make([]bool, len(prog.Locations))
-			for i := range allowed {
-				allowed[i] = true
-			}
-			if err := m.SetLoopAgain(allowed); err != nil {
-				t.Fatal(err)
-			}
+			m := loopAgainMachine(t, c.name, c.src, func(ir.Location) bool { return true })
 			var ev Event
 			for _, th := range c.pre {
 				m.Step(th, &ev)

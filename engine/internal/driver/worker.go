@@ -427,18 +427,6 @@ func (w *Worker) ReportStop(d int, ev *interp.Event) {
 	}
 }
 
-// targetOf is what the slice of a bug of kind is the past of (see
-// package slicing).
-func targetOf(kind BugKind) slicing.Target {
-	switch kind {
-	case BugAssertion, BugRuntimeError, BugDataRace:
-		return slicing.Last
-	case BugDeadlock:
-		return slicing.Blocked
-	}
-	return slicing.None
-}
-
 // Report reports a bug of kind at r in thread t, whose trace is the
 // first steps events of the current execution: one per kind and place.
 // Where a thread is cut by the step bound depends on the interleaving, so
@@ -472,7 +460,7 @@ func (w *Worker) sliceBound(kind BugKind, t int32, steps int) int {
 	if !w.run.cfg.Slice || steps != w.m.Depth() {
 		return w.fineSteps(steps)
 	}
-	if target := targetOf(kind); target != slicing.None {
+	if target := slicing.TargetOf(string(kind)); target != slicing.None {
 		_, n := w.sliceKeep(steps, target)
 		return n
 	}
@@ -534,7 +522,7 @@ func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	}
 	b.Schedule, b.Choices = w.schedule(steps)
 	var order []int
-	if target := targetOf(b.Kind); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
+	if target := slicing.TargetOf(string(b.Kind)); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
 		// The slice's length first, then its order only for a bug that
 		// would be kept: the same bug is found again and again.
 		keep, n := w.sliceKeep(steps, target)

@@ -124,6 +124,19 @@ const (
 	Blocked
 )
 
+// TargetOf is what the slice of a bug of the kind named is the past of
+// (the engine's bug kinds: "assertion", "runtime-error", "data-race",
+// "deadlock"; any other is not sliced).
+func TargetOf(kind string) Target {
+	switch kind {
+	case "assertion", "runtime-error", "data-race":
+		return Last
+	case "deadlock":
+		return Blocked
+	}
+	return None
+}
+
 // Slicer computes slices; its buffers are reused from one call to the
 // next. The zero value is ready.
 type Slicer struct {
