@@ -152,7 +152,10 @@
 //     waiting alone) leads only to states like itself: it is a
 //     deadlock, reported as dfs reports it (each spinner makes its
 //     steps until it parks, their races checked as dfs checks them, then
-//     the threads that wait alone spin) and not explored further.
+//     the threads that wait alone spin) and not explored further. The
+//     spinners' steps there are recorded as blocked steps (above): dfs
+//     makes them after every step on the stack, and a reduction that
+//     did not see them would miss the orders that put them first.
 //   - Schedules. A path that went round an iteration is no execution of
 //     the other modes, where the thread would have parked: each such
 //     iteration's steps leave the bug's schedule (interp.Event.Stutter,

@@ -362,7 +362,7 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, id, enabled)
 	if enabled.empty() || x.stalled(enabled) {
-		x.deadlock(d, enabled) // a deadlock, the end, or spin-blocked
+		x.deadlock(d, id, enabled) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
 		}
@@ -435,20 +435,29 @@ func (x *explorer) stalled(enabled tset) bool {
 // "Looping again"): the spinners, then the threads that wait alone,
 // make the steps they would spin on, parking as the other modes see
 // them (so that the report and its schedule are theirs), then the
-// worker decides.
-func (x *explorer) deadlock(d int, spinners tset) {
+// worker decides. The spinners' steps are recorded as blocked steps of
+// the state (record id): they are steps dfs makes after those on the
+// stack, and a reduction that did not see them would take a step they
+// are dependent with for a persistent set alone (a failed test-and-set
+// of the spinner after the one that took the lock for good).
+func (x *explorer) deadlock(d int, id int32, spinners tset) {
 	w := x.w
 	n := 0
 	step := func(t int32) {
 		w.GrowEvents(d + n)
-		w.StepAlt(int(t), 0, &w.Evs[d+n])
-		w.CheckDataRaces(int32(d+n), &w.Evs[d+n]) // as dfs checks these steps
+		ev := &w.Evs[d+n]
+		w.StepAlt(int(t), 0, ev)
+		w.CheckDataRaces(int32(d+n), ev) // as dfs checks these steps
 		n++
 	}
 	x.m.SetParkAlways(true)
 	spinners.each(func(t int32) {
 		for k := 0; k < stallProbe && x.m.Threads[t].Status == interp.Ready; k++ {
 			step(t)
+			if x.cfg.Variant >= DE {
+				ev := &w.Evs[d+n-1]
+				x.blockedStep(d, id, t, x.g.footprint(ev, w.MayAccesses(ev)))
+			}
 		}
 	})
 	for _, t := range x.waiters {
@@ -482,7 +491,7 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
 	if enabled.empty() || x.stalled(enabled) {
-		x.deadlock(d, enabled)
+		x.deadlock(d, toUnknown, enabled)
 		return terminal, toUnknown
 	}
 	x.push(d, toUnknown, k, enabled)
