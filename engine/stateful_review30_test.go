@@ -530,3 +530,37 @@ func TestStatefulReview30StepBound(t *testing.T) {
 		})
 	}
 }
+
+// TestStatefulStallLongIteration: a thread whose loop sets a slot before
+// the iteration's first visible step (so that its first arrival's record
+// does not park it, though every state of the iteration is the one of
+// the next) and whose iteration is longer than the stall test's probe
+// spins forever all the same: every reduction reports dfs's deadlock,
+// rather than verifying the model.
+func TestStatefulStallLongIteration(t *testing.T) {
+	requireStateful(t)
+	for _, n := range []int{10, 1100} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("var x atomic int\n\nthread s {\n    var t int = 0\n    var i int = 5\n    while true {\n        if i > 3 {\n            i = 0\n        }\n")
+			for range n {
+				b.WriteString("        t = x\n")
+			}
+			b.WriteString("        if t == 1 {\n            break\n        }\n    }\n}\n")
+			src := b.String()
+			prog := load(t, "long", src)
+			ref := exploreWith(t, prog, engine.Options{Algorithm: engine.DFS}, false)
+			want := strings.Join(bugKeys(ref.res), "\n")
+			if !strings.HasPrefix(want, "deadlock@") {
+				t.Fatalf("dfs finds %q, want the deadlock", want)
+			}
+			for _, por := range append([]engine.StatefulPOR{engine.StatefulNone}, engine.StatefulPORs()...) {
+				out := exploreWith(t, prog, engine.Options{Algorithm: engine.Stateful, Stateful: engine.StatefulOptions{POR: por}}, false)
+				if got := strings.Join(bugKeys(out.res), "\n"); got != want {
+					t.Errorf("%s: bugs\n%s\ndfs finds\n%s", por, got, want)
+				}
+				checkReproduce(t, "long", "stateful-"+string(por), prog, out.res)
+			}
+		})
+	}
+}

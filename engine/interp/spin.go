@@ -407,11 +407,26 @@ func (m *Machine) SetLoopAgain(allowed []bool) error {
 // as without SetLoopAgain, until it is turned off.
 func (m *Machine) SetParkAlways(on bool) { m.parkAlways = on }
 
+// spinProbeSteps is how many steps SpinsForever runs a thread alone
+// before it may give up at an arrival that does not park it.
+const spinProbeSteps = 1024
+
 // SpinsForever reports whether thread t, run alone from here, would
 // spin: it parks, with what it read unchanged, within limit steps of its
 // own, every one of them pure (a thread in the middle of an iteration
 // finishes it). The steps are made and taken back; the machine is left
 // as it was.
+//
+// Past spinProbeSteps steps, the run gives up at the thread's second
+// arrival at a loop head that does not park it: a loop whose slots
+// change at every arrival (a counter) need not run to the limit. Not
+// before the second: a state of the stateful search is matched whatever
+// the spin record of a thread that loops again (see "Looping again"),
+// and a record taken at an arrival with other slot values than the next
+// one (slots set before the iteration's first visible step) does not
+// park the thread at the end of its iteration but at the end of the
+// next, however long the iteration (the search's stall test, done once
+// per state, must see that park from the first record it meets).
 func (m *Machine) SpinsForever(t, limit int) bool {
 	th := m.Threads[t]
 	if th.Status != Ready || th.spin.at == 0 || !th.spin.pure {
@@ -420,8 +435,8 @@ func (m *Machine) SpinsForever(t, limit int) bool {
 	park := m.parkAlways
 	m.parkAlways = true
 	var ev Event
-	n, spins := 0, false
-	for n < limit && m.Enabled(t) {
+	n, arrivals, spins := 0, 0, false
+	for n < limit && (n < spinProbeSteps || arrivals < 2) && m.Enabled(t) {
 		ok := m.Step(t, &ev)
 		n++
 		pure := ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite || ev.Kind == ir.EvAtomic || ev.Kind == ir.EvTrylock && ev.Value == 0
@@ -431,6 +446,9 @@ func (m *Machine) SpinsForever(t, limit int) bool {
 		if th.Status == Spinning {
 			spins = !m.StaleSpin(t)
 			break
+		}
+		if th.spin.steps == 0 {
+			arrivals++ // a pure step counts itself: it arrived at a head since
 		}
 	}
 	m.parkAlways = park

@@ -412,9 +412,11 @@ func (x *explorer) blockedStep(d int, id, t, k int32) {
 	}
 }
 
-// stallProbe bounds the steps a thread runs alone to tell whether it
-// spins forever (Machine.SpinsForever).
-const stallProbe = 1024
+// stallLimit bounds the steps a thread runs alone to tell whether it
+// spins forever (Machine.SpinsForever): the steps left before the step
+// bound, past which dfs would meet the bound rather than see it park
+// (the search then meets it too, and the second pass reports it).
+func (x *explorer) stallLimit() int { return max(x.w.Opts.MaxSteps-x.m.StepCount(), 1) }
 
 // stalled reports whether, in the state just reached, every thread that
 // can move would spin forever, run alone (see "Looping again"): nothing
@@ -425,7 +427,7 @@ func (x *explorer) stalled(enabled tset) bool {
 	}
 	all := true
 	enabled.each(func(t int32) {
-		all = all && x.m.SpinsForever(int(t), stallProbe)
+		all = all && x.m.SpinsForever(int(t), x.stallLimit())
 	})
 	return all
 }
@@ -451,8 +453,9 @@ func (x *explorer) deadlock(d int, id int32, spinners tset) {
 		n++
 	}
 	x.m.SetParkAlways(true)
+	limit := x.stallLimit() // each spinner parks within it (stalled)
 	spinners.each(func(t int32) {
-		for k := 0; k < stallProbe && x.m.Threads[t].Status == interp.Ready; k++ {
+		for k := 0; k < limit && x.m.Threads[t].Status == interp.Ready; k++ {
 			step(t)
 			if x.cfg.Variant >= DE {
 				ev := &w.Evs[d+n-1]
