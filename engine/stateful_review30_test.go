@@ -453,6 +453,37 @@ thread t1 {
 }
 `,
 	},
+	{
+		name: "no-op-store-stutter",
+		why: "an iteration that stores the value its word holds starts over only if the store is left out " +
+			"of no schedule that needs it: b's read of w from a's store is not ordered after c, from c's it is, " +
+			"so a schedule without a's store loses the race on z",
+		src: `var g atomic int
+var w atomic int
+var z int
+
+thread c {
+    z = 1
+    w = 2
+}
+
+thread a {
+    while g == 0 {
+        var t int = g
+        w = 2
+    }
+}
+
+thread b {
+    var v int = w
+    var u int = w
+    if v == 2 && u == 2 {
+        var r int = z
+    }
+    g = 1
+}
+`,
+	},
 }
 
 func TestStatefulReview30(t *testing.T) {
