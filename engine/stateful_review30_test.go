@@ -484,6 +484,133 @@ thread b {
 }
 `,
 	},
+	{
+		name: "spinner-holds-lock-blocked",
+		why:  "a spinner holding a mutex another thread is blocked on, beside a second spinner: a stall only when nobody can release either",
+		src: `var m mutex
+var f atomic int
+var g atomic int
+var x int
+
+thread a {
+    lock(m)
+    while f == 0 && g == 0 {}
+    x = 1
+    unlock(m)
+}
+
+thread b {
+    lock(m)
+    x = 2
+    unlock(m)
+    f = 1
+}
+
+thread c {
+    while g == 0 && f == 0 {}
+    g = 1
+}
+`,
+	},
+	{
+		name: "trylock-two-step",
+		why:  "a spin of an atomic read and a trylock (two steps, loops again when the trylock fails)",
+		src: `var m mutex
+var f atomic int
+
+thread a {
+    var ok bool = false
+    while !ok {
+        var t int = f
+        ok = trylock(m)
+    }
+    assert f == 0, "after"
+    unlock(m)
+}
+
+thread b {
+    lock(m)
+    f = 1
+    unlock(m)
+}
+`,
+	},
+	{
+		name: "stall-then-signal",
+		why:  "a thread waiting on a condition variable whose signaller spins first: no stall while the spinner can be released",
+		src: `var m mutex
+var c cond
+var f atomic int
+var g atomic int
+var ready int
+
+thread w {
+    lock(m)
+    while ready == 0 {
+        wait(c, m)
+    }
+    unlock(m)
+    g = 1
+}
+
+thread s {
+    while f == 0 && g == 0 {}
+    lock(m)
+    ready = 1
+    signal(c)
+    unlock(m)
+}
+
+thread k {
+    f = 1
+}
+`,
+	},
+	{
+		name: "nested-stutter-outer-counter",
+		why:  "an inner two-read spin inside an outer counting loop, its word changed back and forth",
+		src: `var f atomic int
+var g atomic int
+
+thread a {
+    var n int = 0
+    while n < 2 {
+        while f == n && g == 0 {}
+        n = n + 1
+    }
+    assert g == 0, "g set"
+}
+
+thread b {
+    f = 1
+    f = 0
+    f = 1
+    f = 2
+}
+
+thread c {
+    g = 1
+}
+`,
+	},
+	{
+		name: "join-spinner",
+		why:  "a spawned thread spinning while its parent joins it",
+		src: `var f atomic int
+var g atomic int
+
+proc p() {
+    while f == 0 && g == 0 {}
+}
+
+thread main {
+    var t tid = spawn p()
+    g = 1
+    join t
+    f = 1
+}
+`,
+	},
 }
 
 func TestStatefulReview30(t *testing.T) {
@@ -504,7 +631,14 @@ func TestStatefulReview30NoRaceCheck(t *testing.T) {
 			prog := load(t, tc.name, tc.src)
 			ref := exploreWith(t, prog, engine.Options{Algorithm: engine.DFS, MaxSteps: maxSteps(prog)}, false)
 			want := strings.Join(withoutRaces(bugKeys(ref.res)), "\n")
-			for _, algo := range []engine.Algorithm{engine.DFS, engine.SDPOR, engine.CDPOR, engine.QPOR, engine.Optimal, engine.Stateful} {
+			algos := []engine.Algorithm{engine.DFS, engine.SDPOR, engine.CDPOR, engine.QPOR, engine.Optimal, engine.Stateful}
+			if hitStepBound(ref.res) {
+				// Executions that do not end: the stateless modes run to
+				// the bound (slowly); the stateful mode must find at least
+				// dfs's other bugs.
+				algos = []engine.Algorithm{engine.Stateful}
+			}
+			for _, algo := range algos {
 				opts := engine.Options{Algorithm: algo, NoRaceCheck: true, MaxSteps: maxSteps(prog)}
 				pors := []engine.StatefulPOR{""}
 				if algo == engine.Stateful {
@@ -516,9 +650,11 @@ func TestStatefulReview30NoRaceCheck(t *testing.T) {
 					checkReproduce(t, tc.name, string(algo)+string(por), prog, out.res)
 					got := strings.Join(bugKeys(out.res), "\n")
 					if hitStepBound(ref.res) {
-						got, want := withoutStepBound(bugKeys(out.res)), withoutStepBound(withoutRaces(bugKeys(ref.res)))
-						if strings.Join(got, "\n") != strings.Join(want, "\n") && algo != engine.Stateful {
-							t.Errorf("%s %s: bugs\n%s\nwant\n%s", algo, por, got, want)
+						got := keySet(bugKeys(out.res))
+						for _, k := range withoutStepBound(withoutRaces(bugKeys(ref.res))) {
+							if !got[k] {
+								t.Errorf("%s %s with NoRaceCheck: misses dfs's %s", algo, por, k)
+							}
 						}
 						continue
 					}
