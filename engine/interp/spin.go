@@ -148,7 +148,7 @@ type spinState struct {
 	slotN  int32
 	reads  int32 // the last read since, in Machine.spinReads; -1: none
 	steps  int32 // the pure visible steps since
-	plain  bool  // one of them accessed a location loopAgain does not allow
+	plain  bool  // one of them accessed a location loopAgain does not allow, or released (spinRelease)
 	// readsLo is len(Machine.spinReads) at the arrival: every read of
 	// the thread at that index or later is one of this record's while it
 	// stays pure (the state fingerprint tells live reads by it).
@@ -246,6 +246,21 @@ func (m *Machine) spinNote(th *Thread, loc int32, value int64, write, changed bo
 	}
 }
 
+// spinRelease notes, for looping again, that th's pure step stored the
+// value a word held without reading it first in the step: such a store
+// still releases, and another thread's read from it is ordered after th
+// alone, not after the thread that stored the value before, so a
+// schedule without it could lose a data race (see "Looping again"). A
+// store after a read of the word in the same step (a failed
+// test-and-set) passes on what the read acquired: leaving it out only
+// leaves orders out.
+func (m *Machine) spinRelease(th *Thread) {
+	if s := &th.spin; m.loopAgain != nil && s.at != 0 && s.pure && !s.plain {
+		m.auxSave()
+		s.plain = true
+	}
+}
+
 // spinStep records what a visible step of th did, for spin detection;
 // changed says whether it changed a shared word.
 func (m *Machine) spinStep(th *Thread, ev *Event, changed bool) {
@@ -260,11 +275,17 @@ func (m *Machine) spinStep(th *Thread, ev *Event, changed bool) {
 		return
 	case ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite:
 		m.spinNote(th, ev.Loc, ev.Value, ev.Kind == ir.EvWrite, false)
+		if ev.Kind == ir.EvWrite {
+			m.spinRelease(th)
+		}
 	case ev.Kind == ir.EvAtomic:
 		// Every access: the reads, and the writes, each of which stored
 		// the value its word held.
-		for _, a := range ev.Acc {
+		for i, a := range ev.Acc {
 			m.spinNote(th, a.Loc, a.Value, a.Write, false)
+			if a.Write && !slices.ContainsFunc(ev.Acc[:i], func(b ir.Access) bool { return b.Loc == a.Loc && !b.Write }) {
+				m.spinRelease(th)
+			}
 		}
 	case ev.Kind == ir.EvTrylock && ev.Value == 0:
 		// A trylock that found the mutex held reads its owner.
@@ -364,22 +385,28 @@ func (m *Machine) SpinsAlone(t int, ev *Event) bool {
 // iteration that would spin, whose visible steps (one or more) accessed
 // only locations the given set allows (atomic variables, mutexes, words
 // that cannot race: a plain read's data race must be reported from its
-// parked state as in the other modes), starts over at its loop head
+// parked state as in the other modes) and stored no value without
+// reading its word first in the same step (such a store of the value
+// the word held still releases: a thread that reads from it is ordered
+// after the storer only, and a schedule without the store would order
+// it after the thread that stored the value before, losing a data race
+// of the bug the schedule is for; spinRelease), starts over at its loop head
 // instead: its record is forgotten and a fresh arrival recorded, as for
 // an iteration that changed something. Its last step says so
 // (Event.Stutter: the iteration's steps), so that a schedule given to
 // the other modes, which would park the thread, leaves the iteration
 // out: it changed no word and the thread is back where it started, its
 // live slots as they were, so the rest of the schedule makes the same
-// steps (every location it accessed cannot race, so no data race is
-// lost with it).
+// steps (every location it accessed cannot race, and its accesses only
+// order its own thread after others, or pass on what they acquired: a
+// schedule without them has every data race of the schedule with them).
 //
 // Such a record never decides anything, so it is left out of the state
 // (spinKey): two states that differ only in what a thread read since its
-// arrival, or in whether it arrived with a write, are one. A loop with no
-// visible step still spins (it could only go on forever), and so does
-// every loop while SetParkAlways is on, which the stateful search turns
-// on to let a thread spin where it reports one spinning forever.
+// arrival are one. A loop with no visible step still spins (it could
+// only go on forever), and so does every loop while SetParkAlways is
+// on, which the stateful search turns on to let a thread spin where it
+// reports one spinning forever.
 
 // SetLoopAgain makes iterations that would spin on locations allowed
 // (allowed[loc]) start over instead, or turns that off (nil); see
@@ -407,11 +434,26 @@ func (m *Machine) SetLoopAgain(allowed []bool) error {
 // as without SetLoopAgain, until it is turned off.
 func (m *Machine) SetParkAlways(on bool) { m.parkAlways = on }
 
+// spinProbeSteps is how many steps SpinsForever runs a thread alone
+// before it may give up at an arrival that does not park it.
+const spinProbeSteps = 1024
+
 // SpinsForever reports whether thread t, run alone from here, would
 // spin: it parks, with what it read unchanged, within limit steps of its
 // own, every one of them pure (a thread in the middle of an iteration
 // finishes it). The steps are made and taken back; the machine is left
 // as it was.
+//
+// Past spinProbeSteps steps, the run gives up at the thread's second
+// arrival at a loop head that does not park it: a loop whose slots
+// change at every arrival (a counter) need not run to the limit. Not
+// before the second: a state of the stateful search is matched whatever
+// the spin record of a thread that loops again (see "Looping again"),
+// and a record taken at an arrival with other slot values than the next
+// one (slots set before the iteration's first visible step) does not
+// park the thread at the end of its iteration but at the end of the
+// next, however long the iteration (the search's stall test, done once
+// per state, must see that park from the first record it meets).
 func (m *Machine) SpinsForever(t, limit int) bool {
 	th := m.Threads[t]
 	if th.Status != Ready || th.spin.at == 0 || !th.spin.pure {
@@ -420,8 +462,8 @@ func (m *Machine) SpinsForever(t, limit int) bool {
 	park := m.parkAlways
 	m.parkAlways = true
 	var ev Event
-	n, spins := 0, false
-	for n < limit && m.Enabled(t) {
+	n, arrivals, spins := 0, 0, false
+	for n < limit && (n < spinProbeSteps || arrivals < 2) && m.Enabled(t) {
 		ok := m.Step(t, &ev)
 		n++
 		pure := ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite || ev.Kind == ir.EvAtomic || ev.Kind == ir.EvTrylock && ev.Value == 0
@@ -431,6 +473,9 @@ func (m *Machine) SpinsForever(t, limit int) bool {
 		if th.Status == Spinning {
 			spins = !m.StaleSpin(t)
 			break
+		}
+		if th.spin.steps == 0 {
+			arrivals++ // a pure step counts itself: it arrived at a head since
 		}
 	}
 	m.parkAlways = park

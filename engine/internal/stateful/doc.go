@@ -137,8 +137,9 @@
 //
 // # Looping again
 //
-// Such an iteration, if it changed nothing and accessed only words that
-// cannot race, does not park either: the first pass turns on the
+// Such an iteration, if it changed nothing, accessed only words that
+// cannot race and stored nothing without reading the word first in the
+// step, does not park either: the first pass turns on the
 // machine's Looping again (package interp), so the thread starts the
 // loop over and the state it comes back to is the one it left (the
 // record of what it read since its arrival is no part of the state: it
@@ -155,13 +156,21 @@
 //     the threads that wait alone spin). It is explored all the same:
 //     left out, the spinners' steps would be missing from the graph, and
 //     the source sets of the states before it, computed from the graph,
-//     with them (a random cyclic program lost an assertion so).
+//     with them (a random cyclic program lost an assertion so); the
+//     steps they make to park are recorded as blocked steps too (above).
 //   - Schedules. A path that went round an iteration is no execution of
 //     the other modes, where the thread would have parked: each such
 //     iteration's steps leave the bug's schedule (interp.Event.Stutter,
 //     driver's withoutStutters). They changed nothing and touched no
 //     word that can race, and the thread is back where it was, so the
-//     schedule without them reaches the same bug. A path that meets the
+//     schedule without them reaches the same bug; and they only ordered
+//     their thread after others (reads), or passed on what they had
+//     read (a failed test-and-set), so it has every data race the path
+//     had. (An iteration that stored the value a word held without
+//     reading it in the step parks: another thread reading from that
+//     store is ordered after the storer alone, and without it after the
+//     thread that stored the value before, which could hide the race of
+//     a race bug.) A path that meets the
 //     step bound after such an iteration is not reported (its schedule
 //     would not meet the bound); the second pass, which runs without
 //     looping again and without waiting alone, reports what dfs does.

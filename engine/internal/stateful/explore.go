@@ -364,10 +364,10 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	if !enabled.empty() && x.stalled(enabled) {
 		// Reported, and explored all the same: the reductions need the
 		// spinners' steps in the graph.
-		x.deadlock(d, enabled)
+		x.deadlock(d, id, enabled)
 	}
 	if enabled.empty() {
-		x.deadlock(d, enabled) // a deadlock, the end, or spin-blocked
+		x.deadlock(d, id, enabled) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
 		}
@@ -417,9 +417,11 @@ func (x *explorer) blockedStep(d int, id, t, k int32) {
 	}
 }
 
-// stallProbe bounds the steps a thread runs alone to tell whether it
-// spins forever (Machine.SpinsForever).
-const stallProbe = 1024
+// stallLimit bounds the steps a thread runs alone to tell whether it
+// spins forever (Machine.SpinsForever): the steps left before the step
+// bound, past which dfs would meet the bound rather than see it park
+// (the search then meets it too, and the second pass reports it).
+func (x *explorer) stallLimit() int { return max(x.w.Opts.MaxSteps-x.m.StepCount(), 1) }
 
 // stalled reports whether, in the state just reached, every thread that
 // can move would spin forever, run alone (see "Looping again"): nothing
@@ -430,7 +432,7 @@ func (x *explorer) stalled(enabled tset) bool {
 	}
 	all := true
 	enabled.each(func(t int32) {
-		all = all && x.m.SpinsForever(int(t), stallProbe)
+		all = all && x.m.SpinsForever(int(t), x.stallLimit())
 	})
 	return all
 }
@@ -440,20 +442,30 @@ func (x *explorer) stalled(enabled tset) bool {
 // "Looping again"): the spinners, then the threads that wait alone,
 // make the steps they would spin on, parking as the other modes see
 // them (so that the report and its schedule are theirs), then the
-// worker decides.
-func (x *explorer) deadlock(d int, spinners tset) {
+// worker decides. The spinners' steps are recorded as blocked steps of
+// the state (record id): they are steps dfs makes after those on the
+// stack, and a reduction that did not see them would take a step they
+// are dependent with for a persistent set alone (a failed test-and-set
+// of the spinner after the one that took the lock for good).
+func (x *explorer) deadlock(d int, id int32, spinners tset) {
 	w := x.w
 	n := 0
 	step := func(t int32) {
 		w.GrowEvents(d + n)
-		w.StepAlt(int(t), 0, &w.Evs[d+n])
-		w.CheckDataRaces(int32(d+n), &w.Evs[d+n]) // as dfs checks these steps
+		ev := &w.Evs[d+n]
+		w.StepAlt(int(t), 0, ev)
+		w.CheckDataRaces(int32(d+n), ev) // as dfs checks these steps
 		n++
 	}
 	x.m.SetParkAlways(true)
+	limit := x.stallLimit() // each spinner parks within it (stalled)
 	spinners.each(func(t int32) {
-		for k := 0; k < stallProbe && x.m.Threads[t].Status == interp.Ready; k++ {
+		for k := 0; k < limit && x.m.Threads[t].Status == interp.Ready; k++ {
 			step(t)
+			if x.cfg.Variant >= DE {
+				ev := &w.Evs[d+n-1]
+				x.blockedStep(d, id, t, x.g.footprint(ev, w.MayAccesses(ev)))
+			}
 		}
 	})
 	for _, t := range x.waiters {
@@ -487,10 +499,10 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
 	if !enabled.empty() && x.stalled(enabled) {
-		x.deadlock(d, enabled) // and explored all the same (see enter)
+		x.deadlock(d, toUnknown, enabled) // and explored all the same (see enter)
 	}
 	if enabled.empty() {
-		x.deadlock(d, enabled)
+		x.deadlock(d, toUnknown, enabled)
 		return terminal, toUnknown
 	}
 	x.push(d, toUnknown, k, enabled)
