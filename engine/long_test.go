@@ -122,6 +122,8 @@ var testSizes = map[string]sizes{
 	"cyclic de states": {def: 800, short: 400, long: 2500},
 	// The values of a choose (a power of two).
 	"TestChooseManyValues": {def: 1 << 14, short: 1 << 12, long: 1 << 16},
+	// The budget in MiB under which TestMemoryBudget's undo log runs out.
+	"TestMemoryBudget": {def: 64, short: 16, long: 64},
 	// The stores of the hostile model of TestBudgetsHoldOnHostileModels.
 	"TestBudgetsHoldOnHostileModels": {def: 30_000, short: 5_000, long: 30_000},
 }
