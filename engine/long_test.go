@@ -128,6 +128,9 @@ var testSizes = map[string]sizes{
 	"TestChooseManyValues": {def: 1 << 14, short: 1 << 12, long: 1 << 16},
 	// The budget in MiB under which TestMemoryBudget's undo log runs out.
 	"TestMemoryBudget": {def: 64, short: 16, long: 64},
+	// The budget in KiB under which TestMemoryBudgetIsPerExploration's
+	// threads spawn.
+	"TestMemoryBudgetIsPerExploration": {def: 2048, short: 1024, long: 4096},
 	// The stores of the hostile model of TestBudgetsHoldOnHostileModels.
 	"TestBudgetsHoldOnHostileModels": {def: 30_000, short: 5_000, long: 30_000},
 }
