@@ -87,7 +87,7 @@ func TestSizes(t *testing.T) {
 // issue 28 cut the default run), and the other sizes the default run
 // shrinks. The slowest random campaigns were cut again, to about half,
 // when .ci/run took 566 s (TestCDPORRandom, TestV2Random, the stateful
-// comparisons with dfs and the state counts, …: 45 s of the engine's
+// comparisons with dfs and the state counts, …: 48 s of the engine's
 // 121 s): the default run checks every generator and mode on fewer seeds,
 // WEFT_LONG=1 on as many as before.
 var testSizes = map[string]sizes{
