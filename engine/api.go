@@ -70,6 +70,10 @@ type Options struct {
 	// rebuilding it from the schedule when it is shown. For tests, which
 	// check that both give the same trace.
 	KeepTraces bool
+	// FullTraces keeps each bug's whole execution as its schedule
+	// instead of its causal slice (see Bug.FullSchedule), and the
+	// shortest whole execution per bug instead of the shortest slice.
+	FullTraces bool
 	// MaxMemory bounds, in bytes, the memory this exploration holds
 	// (0: DefaultMaxMemory(), negative: no bound): its machine (shared
 	// memory, frames, undo log, memo), race clocks, event buffer, the
@@ -123,6 +127,15 @@ type Options struct {
 	// up without being signalled, as POSIX allows: each such wake-up is
 	// explored.
 	SpuriousWakeups bool
+	// NoRaceCheck does not look for data races: the other bugs are
+	// checked as if every plain access were sequentially consistent, as
+	// SPIN and TLC check models, and a model with a plain shared
+	// variable gets a verdict that says it assumes there is no data race
+	// (AssumeNoDataRaces). The stateful mode then keys states by the
+	// machine state alone (no pending races: see "What a state is" in
+	// engine/internal/stateful), and every access is a scheduling point
+	// from the start (EveryAccess: coarse steps rest on race freedom).
+	NoRaceCheck bool
 
 	// The knobs of one mode each; the others ignore them.
 	CDPOR     CDPOROptions

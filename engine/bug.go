@@ -18,15 +18,21 @@ type Bug struct {
 	// Other is, for data races, the other access of the pair.
 	Other *RaceSide
 	// Schedule is the thread index chosen at each step; replaying it from
-	// the initial state (with LocalBudget) reproduces the bug.
+	// the initial state (with LocalBudget) reproduces the bug. It is the
+	// causal slice of the execution that found the bug (see "Causal
+	// slices" in the package doc), unless Options.FullTraces.
 	Schedule []int32
 	// Choices is the alternative of each step of Schedule (see
 	// interp.Machine.Alternatives: a choose's value, the waiter a signal
 	// wakes); nil when every step took its first.
-	Choices         []int32
-	LocalBudget     int  // the local-instruction bound it was found with (0: the default)
-	NoSpinWait      bool // it was found with Options.NoSpinWait
-	SpuriousWakeups bool // it was found with Options.SpuriousWakeups
+	Choices []int32
+	// FullSchedule and FullChoices are the whole execution Schedule was
+	// sliced from, when the slice left steps out (nil otherwise, and
+	// with Options.FullTraces): Full shows it.
+	FullSchedule, FullChoices []int32
+	LocalBudget               int  // the local-instruction bound it was found with (0: the default)
+	NoSpinWait                bool // it was found with Options.NoSpinWait
+	SpuriousWakeups           bool // it was found with Options.SpuriousWakeups
 	// FirstMessage is, when the canonical trace of the bug is not the one
 	// first found and the message changed with it (another array index,
 	// another instance of a thread), the message first found (the one
@@ -43,6 +49,22 @@ type Bug struct {
 	// steps in the same words as the exploration would have.
 	prog  *Program    // the program it was found in, to rebuild the trace
 	trace []TraceStep // the trace built when found (Options.KeepTraces, SetTrace)
+}
+
+// Sliced reports whether b's schedule is a slice that leaves out steps of
+// the execution that found it (FullSchedule).
+func (b *Bug) Sliced() bool { return b.FullSchedule != nil }
+
+// Full is b with the whole execution that found it as its schedule (b
+// itself when it is not sliced): "show all steps".
+func (b *Bug) Full() *Bug {
+	if b.FullSchedule == nil {
+		return b
+	}
+	c := *b
+	c.Schedule, c.Choices = b.FullSchedule, b.FullChoices
+	c.FullSchedule, c.FullChoices, c.trace = nil, nil, nil
+	return &c
 }
 
 // TraceLen is the number of steps of b's trace: its schedule's.

@@ -64,6 +64,32 @@
 //     Result.MissProbability) unless Options.Stateful.ExactStates.
 //     Package engine/internal/stateful argues it.
 //
+// # Causal slices
+//
+// A bug's schedule (Bug.Schedule) is not the execution that found it but
+// its causal slice: the steps the failing step depends on, directly or
+// through other steps, by program order, spawn and join, and every pair
+// of conflicting accesses (the same word, one a write; every operation
+// on a mutex or condition variable writes it), in the order they had;
+// for a deadlock, what each blocked thread's next step waits on; for a
+// data race, the later access (the earlier one conflicts with it). A
+// step-bound bug is not sliced. The steps left out are moved after the
+// slice without crossing a step they depend on, so the slice alone is
+// an execution that makes each of its steps as the whole one did and
+// reaches the same failure: the same assertion and message, the same
+// unordered pair of accesses, the same threads blocked at the same
+// places (the others may still move there; in the whole execution they
+// unblock none of them). Package engine/internal/slicing argues it and
+// lists the corner cases (spurious wake-ups, choose, stop steps, locks
+// held by threads that go on, condition variables, spin loops, step
+// counts). The slice runs in one order of its own, the canonical one of
+// its trace (the lowest thread that can go first), so every mode shows a
+// bug's slice alike, and each bug keeps the shortest slice found, ties
+// broken by the whole execution's schedule (which decides the slice).
+// Bug.FullSchedule keeps the whole execution (Bug.Full shows it;
+// Options.FullTraces keeps whole executions only); Reproduce checks a
+// slice against it; Slice slices a schedule from elsewhere.
+//
 // Atomic blocks whose accesses depend on the values they read make
 // dependence conservative: then a mode may explore more executions than
 // there are traces, never fewer. Executions that stop early are counted

@@ -97,11 +97,25 @@ func runConfig(prog *Program, opts *Options) driver.Config {
 	cfg := driver.Config{
 		MaxSteps: opts.MaxSteps, MaxExecutions: opts.MaxExecutions, MaxBugs: opts.MaxBugs, MaxTraces: opts.MaxTraces,
 		LocalBudget: opts.LocalBudget, MaxMemory: max(opts.MaxMemory, 0), HeapLimit: max(opts.HeapLimit, 0),
-		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups, EveryAccess: opts.EveryAccess,
-		ProgressInterval: opts.ProgressInterval, OnExecution: opts.OnExecution, OnRestart: opts.OnRestart,
+		NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups,
+		// Coarse steps rest on race freedom, which no one checks here:
+		// every access is a scheduling point.
+		EveryAccess: opts.EveryAccess || opts.NoRaceCheck,
+		NoRaceCheck: opts.NoRaceCheck, ProgressInterval: opts.ProgressInterval, OnExecution: opts.OnExecution, OnRestart: opts.OnRestart,
 	}
+	cfg.Slice = !opts.FullTraces
 	if opts.KeepTraces {
-		cfg.TraceOf = func(events []Event, m *Machine) any { return BuildTrace(prog, events, m) }
+		cfg.TraceOf = func(events []Event, m *Machine, order []int) any {
+			tr := BuildTrace(prog, events, m)
+			if order == nil {
+				return tr
+			}
+			out := make([]TraceStep, len(order))
+			for k, i := range order {
+				out[k] = tr[i]
+			}
+			return out
+		}
 	}
 	if f := opts.OnBug; f != nil {
 		cfg.OnBug = func(b *driver.Found) { f(bugOf(prog, opts, b)) }
@@ -115,6 +129,7 @@ func runConfig(prog *Program, opts *Options) driver.Config {
 // bugOf is the engine's bug for what the driver found.
 func bugOf(prog *Program, opts *Options, f *driver.Found) *Bug {
 	b := &Bug{Kind: BugKind(f.Kind), Message: f.Message, Thread: f.Thread, Range: f.Range, Schedule: f.Schedule, Choices: f.Choices,
+		FullSchedule: f.FullSchedule, FullChoices: f.FullChoices,
 		LocalBudget: opts.LocalBudget, NoSpinWait: opts.NoSpinWait, SpuriousWakeups: opts.SpuriousWakeups,
 		FirstMessage: f.FirstMessage, prog: prog}
 	if f.Other != nil {

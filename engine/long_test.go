@@ -104,6 +104,8 @@ var testSizes = map[string]sizes{
 	"TestFoataLevels":              {def: 20, short: 20, long: 100},
 	"TestTraceEvents":              {def: 20, short: 10, long: 40},
 	"TestCanonicalReports":         {def: 20, short: 20, long: 200},
+	"TestSlicedTraces":             {def: 30, short: 10, long: 200},
+	"TestNoRaceCheck":              {def: 30, short: 15, long: 300},
 	"TestV2Random":                 {def: 50, short: 50, long: 300},
 	"TestCondRandomEveryMode":      {def: 100, short: 100, long: 300},
 	"TestUnfoldingV2Random":        {def: 70, short: 60, long: 200},

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"weft/engine/ir"
 )
@@ -58,6 +59,11 @@ const (
 	// (Result.MissProbability estimates the chance; --exact-states
 	// stores states whole instead).
 	AssumeNoFingerprintCollision Assumption = "no-fingerprint-collision"
+	// AssumeNoDataRaces: the model has a plain shared variable and no
+	// data race was looked for (--no-race-check): the other bugs were
+	// checked with every access sequentially consistent, which a model
+	// with a data race does not promise.
+	AssumeNoDataRaces Assumption = "no-data-races"
 )
 
 // AssumptionWords says an assumption as a verdict's qualifier follows
@@ -70,6 +76,8 @@ func AssumptionWords(a Assumption) string {
 		return "no spurious wake-ups"
 	case AssumeNoFingerprintCollision:
 		return "no two distinct states with one fingerprint"
+	case AssumeNoDataRaces:
+		return "no data races (not checked)"
 	}
 	return string(a)
 }
@@ -114,6 +122,9 @@ func Assumptions(prog *Program, opts Options, res *Result) []Assumption {
 	}
 	if res.Algorithm == Stateful && !opts.Stateful.ExactStates {
 		as = append(as, AssumeNoFingerprintCollision)
+	}
+	if opts.NoRaceCheck && slices.ContainsFunc(prog.Locations, func(l ir.Location) bool { return !l.Atomic && !l.Mutex }) {
+		as = append(as, AssumeNoDataRaces)
 	}
 	return as
 }

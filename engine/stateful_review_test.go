@@ -194,6 +194,50 @@ thread p[me in 0..2] {
 }
 `,
 	},
+	{
+		name: "stall-state-in-the-graph",
+		why: "a state where every thread that can move spins forever is a deadlock; left out of the " +
+			"graph, its spinners' steps (the failed test-and-set of a thread that passed the await) were " +
+			"missing from DL-S-POR's re-traversals, and the order where t1 takes the lock was lost",
+		src: `var lk atomic int
+var x int
+
+func tas() int {
+    var old int
+    atomic {
+        old = lk
+        lk = 1
+    }
+    return old
+}
+
+thread t0 {
+    var l int = 1
+    while l != 0 {
+        await lk == 0
+        l = tas()
+    }
+}
+
+thread t1 {
+    var l int = 1
+    while l != 0 {
+        await lk == 0
+        l = tas()
+    }
+    x = 1
+    assert x != 1, "t1 took the lock"
+}
+
+thread t2 {
+    var l int = 1
+    while l != 0 {
+        await lk == 0
+        l = tas()
+    }
+}
+`,
+	},
 }
 
 func TestStatefulReview(t *testing.T) {

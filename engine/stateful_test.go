@@ -385,7 +385,10 @@ var errTooManyStates = errors.New("too many states")
 // identified by the fingerprint computed from scratch
 // (Machine.RecomputeFingerprint, not the machine's incremental one); the
 // exact encodings (Machine.AppendState) must tell exactly as many states
-// apart, else it returns an error. It gives up with
+// apart, else it returns an error. A thread that would spin alone on its
+// next step, on atomic variables and mutexes only (waitsAlone), does not
+// move in a state; where no thread moves, such threads make that step
+// before the deadlock is judged. It gives up with
 // errTooManyStates past limit states.
 func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	// Config.Fingerprint only lets RecomputeFingerprint reuse the
@@ -394,6 +397,15 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	m, err := interp.NewMachineConfig(prog, interp.Config{Fingerprint: true})
 	if err != nil {
 		return stateSpace{}, fmt.Errorf("the initial state: %w", err)
+	}
+	// Iterations on atomic variables and mutexes that change nothing
+	// start over (interp's "Looping again").
+	allowed := make([]bool, len(prog.Locations))
+	for loc, l := range prog.Locations {
+		allowed[loc] = l.Atomic || l.Mutex
+	}
+	if err := m.SetLoopAgain(allowed); err != nil {
+		return stateSpace{}, err
 	}
 	type node struct {
 		parent int32
@@ -411,6 +423,7 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 	sp := stateSpace{bugs: map[string]bool{}}
 	var path []schedStep
 	var ev engine.Event
+	var waiters, movers []int
 	for i := 0; i < len(nodes); i++ {
 		// Rebuild state i.
 		m.UndoTo(0)
@@ -425,10 +438,21 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 		}
 		sp.depth = max(sp.depth, int(nodes[i].depth))
 		moved := false
+		waiters, movers = waiters[:0], movers[:0]
 		for t := range m.Threads {
-			if !m.Enabled(t) {
-				continue
+			if m.Enabled(t) && waitsAlone(prog, m, t) {
+				waiters = append(waiters, t)
+			} else if m.Enabled(t) {
+				movers = append(movers, t)
 			}
+		}
+		// A state where every thread that can move would spin forever
+		// alone is a deadlock (and explored all the same).
+		stall := len(movers) > 0
+		for _, t := range movers {
+			stall = stall && m.SpinsForever(t, 1024)
+		}
+		for _, t := range movers {
 			moved = true
 			for alt := 0; alt < m.Alternatives(t); alt++ {
 				ev = engine.Event{}
@@ -460,9 +484,27 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 				m.Undo()
 			}
 		}
-		if !moved {
+		if !moved || stall {
+			// The spinners, then the threads that wait alone, spin as
+			// dfs sees them.
+			m.SetParkAlways(true)
+			n := 0
+			for _, t := range movers {
+				for k := 0; stall && k < 1024 && m.Threads[t].Status == engine.Ready; k++ {
+					m.StepAlt(t, 0, &ev)
+					n++
+				}
+			}
+			for _, t := range waiters {
+				m.StepAlt(t, 0, &ev)
+				n++
+			}
+			m.SetParkAlways(false)
 			if k := deadlockKey(m); k != "" {
 				sp.bugs[k] = true
+			}
+			for ; n > 0; n-- {
+				m.Undo()
 			}
 		}
 	}
@@ -471,6 +513,29 @@ func enumerateStates(prog *engine.Program, limit int) (stateSpace, error) {
 		return sp, fmt.Errorf("%d states by their fingerprints, %d by their exact encodings", sp.states, len(exact))
 	}
 	return sp, nil
+}
+
+// waitsAlone reports whether thread t's next step is one it would spin
+// on alone, on atomic variables and mutexes only: such a thread does not
+// move in the state (package stateful, "Waiting alone").
+func waitsAlone(prog *engine.Program, m *engine.Machine, t int) bool {
+	var ev engine.Event
+	if !m.SpinsAlone(t, &ev) {
+		return false
+	}
+	locs := []int32{ev.Loc}
+	if len(ev.Acc) > 0 {
+		locs = locs[:0]
+		for _, a := range ev.Acc {
+			locs = append(locs, a.Loc)
+		}
+	}
+	for _, l := range locs {
+		if l < 0 || !prog.Locations[l].Atomic && !prog.Locations[l].Mutex {
+			return false
+		}
+	}
+	return true
 }
 
 // rangeOf is the source range of instruction pc of thread t's body.

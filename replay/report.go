@@ -52,6 +52,10 @@ type ReportBug struct {
 	NoSpinWait      bool             `json:"no_spin_wait"`
 	SpuriousWakeups bool             `json:"spurious_wakeups"`
 	Trace           []ReportStepJSON `json:"trace"`
+	// FullSchedule and FullChoices are, for a sliced trace, the whole
+	// execution it was sliced from (absent otherwise).
+	FullSchedule []int32 `json:"full_schedule"`
+	FullChoices  []int32 `json:"full_choices"`
 }
 
 // ReportStepJSON is what a replay reads of a trace step: the alternative
@@ -221,6 +225,12 @@ func (r *Report) Bug(n int) (*engine.Bug, error) {
 		Schedule: b.Schedule, Choices: b.choices(), LocalBudget: b.LocalBudget, NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups}
 	if len(bug.Choices) != 0 && len(bug.Choices) != len(bug.Schedule) {
 		return nil, fmt.Errorf("%s: bug %d has %d choices for a schedule of %d steps", r.Path, n, len(bug.Choices), len(bug.Schedule))
+	}
+	if len(b.FullSchedule) > 0 {
+		if len(b.FullChoices) != 0 && len(b.FullChoices) != len(b.FullSchedule) {
+			return nil, fmt.Errorf("%s: bug %d has %d choices for a whole execution of %d steps", r.Path, n, len(b.FullChoices), len(b.FullSchedule))
+		}
+		bug.FullSchedule, bug.FullChoices = b.FullSchedule, b.FullChoices
 	}
 	if b.Other != nil {
 		bug.Other = &engine.RaceSide{Thread: b.Other.Thread, Op: b.Other.Op, Range: b.Other.Range.Source()}

@@ -10,7 +10,9 @@ NAME.pml) this runs, one after the other on this machine:
     the largest peak RSS of the three (/usr/bin/time -f %M);
   * `weft check NAME.weft --algo stateful --stateful-por X --json` for X in
     spor, de, dl, none: wall time of the process (from the model text to the
-    verdict, parsing included) and its peak RSS;
+    verdict, parsing included) and its peak RSS; and dl with
+    --no-race-check, which checks what SPIN checks (assertions and
+    deadlocks, not data races);
   * `weft check NAME.weft --algo sdpor|optimal --timeout T --json`: what the
     stateless modes say within their budget.
 
@@ -42,6 +44,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS_DIR = os.path.join(ROOT, "benchmarks", "stateful")
 TIME = "/usr/bin/time"
 STATEFUL_PORS = ["spor", "de", "dl", "none"]
+# Weft's stateful runs: each reduction as weft check runs it (data races
+# checked), then the default reduction checking what SPIN checks
+# (assertions and deadlocks, no data races: --no-race-check).
+WEFT_CONFIGS = [(p, ["--stateful-por", p]) for p in STATEFUL_PORS] + [
+    ("dl no-race-check", ["--stateful-por", "dl", "--no-race-check"])]
+WEFT_LABELS = [c for c, _ in WEFT_CONFIGS]
 STATELESS = ["sdpor", "optimal"]
 COLUMNS = ["model", "tool", "config", "verdict", "complete", "states", "transitions",
            "matched", "executions", "bugs", "time_s", "peak_rss_mb", "note"]
@@ -234,15 +242,15 @@ def summary(rows):
     stateful run, SPIN's and Weft's side by side, then whether each Weft
     reduction meets the issue's two goals against SPIN with its reduction:
     no more states, less time."""
-    configs = [("spin", "POR"), ("spin", "-DNOREDUCE")] + [("weft", "stateful " + p) for p in STATEFUL_PORS]
-    heads = ["SPIN POR", "SPIN NOREDUCE"] + ["weft " + p for p in STATEFUL_PORS]
+    configs = [("spin", "POR"), ("spin", "-DNOREDUCE")] + [("weft", "stateful " + p) for p in WEFT_LABELS]
+    heads = ["SPIN POR", "SPIN NOREDUCE"] + ["weft " + p for p in WEFT_LABELS]
     by = {(r["model"], r["tool"], r["config"]): r for r in rows}
     models = []
     for r in rows:
         if r["model"] not in models:
             models.append(r["model"])
     lines = ["| model | " + " | ".join(heads) + " |", "|" + "---|" * (len(heads) + 1)]
-    met = {p: [0, 0] for p in STATEFUL_PORS}
+    met = {p: [0, 0] for p in WEFT_LABELS}
     for m in models:
         cells = []
         for key in configs:
@@ -255,7 +263,7 @@ def summary(rows):
                 cells.append(r.get("verdict", "?"))
         lines.append("| %s | %s |" % (m, " | ".join(cells)))
         spin = by.get((m, "spin", "POR"))
-        for p in STATEFUL_PORS:
+        for p in WEFT_LABELS:
             w = by.get((m, "weft", "stateful " + p))
             ok = spin and w and spin.get("states") and w.get("states") and w.get("verdict") == "verified"
             if ok and int(w["states"]) <= int(spin["states"]):
@@ -263,7 +271,7 @@ def summary(rows):
             if ok and float(w["time_s"]) < float(spin["time_s"]):
                 met[p][1] += 1
     lines.append("")
-    for p in STATEFUL_PORS:
+    for p in WEFT_LABELS:
         lines.append("weft %s: verified with no more states than SPIN's POR on %d of %d models, "
                      "in less time on %d of %d" % (p, met[p][0], len(models), met[p][1], len(models)))
     return "\n".join(lines)
@@ -317,10 +325,10 @@ def main(argv):
         else:
             rows.append({"model": name, "tool": "spin", "config": "-", "verdict": "error",
                          "note": "no Promela twin %s.pml" % name})
-        for por in STATEFUL_PORS:
+        for label, flags in WEFT_CONFIGS:
             t = args.stateful_timeout
             rows.append(weft_row(name, weft, model, "stateful",
-                                 ["--stateful-por", por, "--timeout", "%gs" % t], "stateful " + por, t + 30))
+                                 flags + ["--timeout", "%gs" % t], "stateful " + label, t + 30))
         if not args.no_stateless:
             t = args.stateless_timeout
             for algo in STATELESS:

@@ -39,7 +39,9 @@ type checkFlags struct {
 	json          bool
 	quiet         bool
 	fullTrace     bool
+	allSteps      bool
 	noSpinWait    bool
+	noRaceCheck   bool
 	spurious      bool
 	statefulPOR   string
 	exactStates   bool
@@ -62,7 +64,9 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "print JSON (one object per model; an array of them for several models)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no 'found:' lines on stderr")
 	fs.BoolVar(&f.fullTrace, "full-trace", false, "with --json: every step of every trace (long traces are cut to their first and last 200 steps otherwise)")
+	fs.BoolVar(&f.allSteps, "all-steps", false, "show each bug's whole execution, not only the steps the bug depends on (its causal slice)")
 	fs.BoolVar(&f.noSpinWait, "no-spin-wait", false, "let while loops that only read spin on (up to --max-steps) instead of waiting for a write (awaits always wait)")
+	fs.BoolVar(&f.noRaceCheck, "no-race-check", false, "do not look for data races: check the other bugs with every access sequentially consistent (the verdict then assumes no data races)")
 	fs.BoolVar(&f.spurious, "spurious-wakeups", false, "explore spurious wake-ups: a thread waiting on a condition variable may wake up without a signal")
 	fs.StringVar(&f.statefulPOR, "stateful-por", string(engine.DefaultStatefulPOR), "stateful: the partial-order reduction `POR`: "+statefulPORList())
 	fs.BoolVar(&f.exactStates, "exact-states", false, "stateful: store visited states whole rather than as 128-bit fingerprints (no collision possible; more memory)")
@@ -125,7 +129,7 @@ func (f *checkFlags) options() (engine.Options, error) {
 		}
 	}
 	return engine.Options{Algorithm: algo, QPOR: engine.QPOROptions{K: f.k}, MaxSteps: f.maxSteps, MaxExecutions: f.maxExecutions, MaxBugs: f.maxBugs,
-		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious,
+		MaxMemory: f.memoryBudget(), NoSpinWait: f.noSpinWait, SpuriousWakeups: f.spurious, NoRaceCheck: f.noRaceCheck,
 		Stateful: engine.StatefulOptions{POR: por, ExactStates: f.exactStates, Bitstate: f.bitstate}}, nil
 }
 

@@ -90,6 +90,16 @@ type checked struct {
 	hint     *hintJSON // advice on another mode (statefulHint), or nil
 }
 
+// shown is bug i of c as the output shows it: its causal slice, or
+// with --all-steps its whole execution.
+func (c *checked) shown(i int) *engine.Bug {
+	b := c.res.Bugs[i]
+	if c.flags.allSteps {
+		return b.Full()
+	}
+	return b
+}
+
 func printResult(w io.Writer, c *checked) {
 	res := c.res
 	state := "complete"
@@ -142,7 +152,8 @@ func printResult(w io.Writer, c *checked) {
 			fmt.Fprintf(w, "    %s\n", o)
 		}
 	}
-	for i, b := range res.Bugs {
+	for i := range res.Bugs {
+		b := c.shown(i)
 		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(c.path, b.Range), b.Thread, b.Message)
 		if b.Other != nil {
 			fmt.Fprintf(w, "  other access: %s at %s in %s\n", b.Other.Op, humanPos(c.path, b.Other.Range), b.Other.Thread)
@@ -151,7 +162,14 @@ func printResult(w io.Writer, c *checked) {
 			fmt.Fprintf(w, "  (first found as: %s; the shortest trace found is shown)\n", b.FirstMessage)
 		}
 		n := b.TraceLen()
-		fmt.Fprintf(w, "  trace (%d steps; replay with: %s):\n", n, replayHint(c, i))
+		if b.Sliced() {
+			fmt.Fprintf(w, "  trace (%d of %d steps: those the bug depends on, --all-steps shows all; replay with: %s):\n", n, len(b.FullSchedule), replayHint(c, i))
+			if b.Kind == engine.BugDeadlock {
+				fmt.Fprintln(w, "  (the steps left out, of threads that are not blocked, unblock none of those that are)")
+			}
+		} else {
+			fmt.Fprintf(w, "  trace (%d steps; replay with: %s):\n", n, replayHint(c, i))
+		}
 		first, last, err := b.TraceEnds(maxPrintedSteps/2, maxPrintedSteps/2)
 		if err != nil {
 			fmt.Fprintf(w, "        internal error: %v\n", err)
@@ -176,17 +194,23 @@ const maxHintSchedule = 240
 // schedule when it is short to write down, otherwise the check's own
 // options with --bug (the check then stops at that bug).
 func replayHint(c *checked, i int) string {
-	b := c.res.Bugs[i]
+	b := c.shown(i)
 	// A schedule with alternatives (the values of chooses, the waiters
-	// signals woke) is replayed by re-running the check.
-	if s := encodeSchedule(b.Schedule); len(s) <= maxHintSchedule && b.Choices == nil {
+	// signals woke) is replayed by re-running the check, and so is the
+	// slice of a deadlock: at its end only the threads it shows are
+	// blocked, which the whole execution, kept with the bug, confirms.
+	if s := encodeSchedule(b.Schedule); len(s) <= maxHintSchedule && b.Choices == nil && !(b.Sliced() && b.Kind == engine.BugDeadlock) {
 		hint := "weft replay " + shellQuote(c.path) + " --schedule " + s + c.flags.semanticsArgs()
 		if b.Kind == engine.BugStepBound {
 			hint += " --max-steps " + strconv.Itoa(c.flags.maxSteps)
 		}
 		return hint
 	}
-	return "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs() + cutArgs(c)
+	hint := "weft replay " + shellQuote(c.path) + " --bug " + strconv.Itoa(i+1) + c.flags.exploreArgs() + cutArgs(c)
+	if c.flags.allSteps {
+		hint += " --all-steps" // the whole execution, as shown
+	}
+	return hint
 }
 
 // cutArgs are the budget flags of a check that its time or memory
@@ -273,6 +297,13 @@ type bugJSON struct {
 	// (without --full-trace); Schedule is always complete.
 	TraceOmitted int     `json:"trace_omitted,omitempty"`
 	Schedule     []int32 `json:"schedule"`
+	// Sliced says that Trace and Schedule are the bug's causal slice (the
+	// steps it depends on); FullSchedule and FullChoices are then the
+	// whole execution, of FullTraceLength steps (--all-steps shows it).
+	Sliced          bool    `json:"sliced"`
+	FullTraceLength int     `json:"full_trace_length"`
+	FullSchedule    []int32 `json:"full_schedule,omitempty"`
+	FullChoices     []int32 `json:"full_choices,omitempty"`
 	// Choices is the alternative of each step of Schedule, when some step
 	// took another than its first.
 	Choices         []int32 `json:"choices,omitempty"`
@@ -387,10 +418,12 @@ func resultJSON(c *checked, fullTrace bool) checkJSON {
 	for _, a := range res.Assumptions {
 		out.Assumptions = append(out.Assumptions, string(a))
 	}
-	for i, b := range res.Bugs {
+	for i := range res.Bugs {
+		b := c.shown(i)
 		bj := bugJSON{Kind: string(b.Kind), Message: b.Message, FirstMessage: b.FirstMessage, Thread: b.Thread, Range: toRange(b.Range),
 			Trace: []stepJSON{}, TraceLength: b.TraceLen(), Schedule: b.Schedule, Choices: b.Choices, LocalBudget: b.LocalBudget,
-			NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups, Replay: replayHint(c, i)}
+			NoSpinWait: b.NoSpinWait, SpuriousWakeups: b.SpuriousWakeups, Replay: replayHint(c, i),
+			Sliced: b.Sliced(), FullTraceLength: len(b.Full().Schedule), FullSchedule: b.FullSchedule, FullChoices: b.FullChoices}
 		if b.Other != nil {
 			bj.Other = &otherJSON{Thread: b.Other.Thread, Op: b.Other.Op, Range: toRange(b.Other.Range)}
 		}

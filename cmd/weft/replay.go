@@ -198,6 +198,9 @@ func findBug(ctx context.Context, path string, ld *lower.Loaded, f *checkFlags, 
 	if timing && warn != nil {
 		fmt.Fprintf(warn, "weft replay: the check stopped before it was complete (%s): a check that ran for longer or shorter may report other traces; --trace replays one from its JSON exactly\n", stoppedWords(res.Stopped))
 	}
+	if f.allSteps {
+		return res.Bugs[n-1].Full(), nil
+	}
 	return res.Bugs[n-1], nil
 }
 

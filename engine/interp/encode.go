@@ -107,11 +107,11 @@ func (m *Machine) stateTables() *fpTables {
 	return m.encTab
 }
 
-// appendSpin appends th's spin record if it is live (as keyOf says), and
+// appendSpin appends th's spin record if it is live (as spinKey says), and
 // a 0 byte otherwise.
 func (m *Machine) appendSpin(buf []byte, th *Thread) []byte {
 	s := &th.spin
-	if !keyOf(s).alive {
+	if !m.spinKey(s).alive {
 		return append(buf, 0)
 	}
 	buf = append(buf, 1)

@@ -268,8 +268,10 @@ type spinKey struct {
 	alive                             bool
 }
 
-func keyOf(s *spinState) spinKey {
-	if s.at == 0 || !s.pure {
+func (m *Machine) spinKey(s *spinState) spinKey {
+	if s.at == 0 || !s.pure || m.loopAgain != nil && !s.plain {
+		// No record, or one that cannot make the thread spin: looping
+		// again, it starts over where it would (see "Looping again").
 		return spinKey{}
 	}
 	return spinKey{s.at, s.depth, s.slotLo, s.slotN, s.readsLo, true}
@@ -335,7 +337,7 @@ func (f *fingerprint) rebuild(m *Machine) {
 	// location's chain is in the order of the reads.
 	var ents []freshEnt
 	for t, th := range m.Threads {
-		if !keyOf(&th.spin).alive {
+		if !m.spinKey(&th.spin).alive {
 			continue
 		}
 		for r := th.spin.reads; r >= 0; r = m.spinReads[r].prev {
@@ -430,7 +432,7 @@ func readTerm(t int32, rd *spinRead, stale bool) Fingerprint {
 // spinOf computes thread t's spin part from scratch.
 func spinOf(m *Machine, t int32, th *Thread) fpSpin {
 	s := &th.spin
-	sp := fpSpin{key: keyOf(s), last: -1}
+	sp := fpSpin{key: m.spinKey(s), last: -1}
 	if !sp.key.alive {
 		return sp
 	}
@@ -623,7 +625,7 @@ func unwritten(h *Fingerprint, a, b ir.SlotSet, key fpKey, words []int64, saved 
 func (f *fingerprint) moverSpin(m *Machine, t int32) {
 	th := m.Threads[t]
 	ft := &f.threads[t]
-	key := keyOf(&th.spin)
+	key := m.spinKey(&th.spin)
 	if key == ft.spin.key && key.alive {
 		// The same record, perhaps with new reads (all made in this step,
 		// after the last one counted).

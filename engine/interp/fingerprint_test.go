@@ -486,7 +486,7 @@ func checkSensitivity(t *testing.T, m *Machine, r *rand.Rand, name string) {
 		}
 		// The spin record.
 		s := &th.spin
-		if !keyOf(s).alive {
+		if !m.spinKey(s).alive {
 			continue
 		}
 		if s.slotN > 0 {

@@ -151,6 +151,12 @@ type Event struct {
 	// this step (see Machine.Coarse); they follow it in the thread, with
 	// indices Index+1, Index+2, ….
 	Tail []TailStep
+	// Stutter, if positive, says that this step ended a loop iteration
+	// that changed nothing, the thread's last Stutter steps with this
+	// one, after which the thread started the loop over instead of
+	// spinning (see "Looping again"): a schedule without those steps
+	// reaches the same state.
+	Stutter int32
 }
 
 // TailStep is a plain shared access that a coarse machine ran as part of
@@ -230,6 +236,14 @@ type Machine struct {
 	// SpuriousWakeups lets a thread waiting on a condition variable wake
 	// up without a signal (see "Condition variables" in cond.go).
 	SpuriousWakeups bool
+
+	// loopAgain, when set (SetLoopAgain), says per location whether an
+	// iteration that accessed it may start over instead of spinning (see
+	// "Looping again" in spin.go); parkAlways turns that off for a while
+	// (SetParkAlways); stutter is the current step's Event.Stutter.
+	loopAgain  []bool
+	parkAlways bool
+	stutter    int32
 
 	wokeUndo []wokeRec // see condState
 	waitBuf  []int32
@@ -501,7 +515,9 @@ func (m *Machine) Step(t int, ev *Event) bool { return m.StepAlt(t, 0, ev) }
 // Alternatives(t)): the value of a choose, the waiter a signal wakes.
 func (m *Machine) StepAlt(t, alt int, ev *Event) bool {
 	frameLo, memLo := len(m.frameUndo), len(m.memUndo)
+	m.stutter = 0
 	ok := m.step(t, alt, ev)
+	ev.Stutter, m.stutter = m.stutter, 0
 	m.undo[len(m.undo)-1].aux = m.auxAt
 	m.auxAt, m.mover = -2, nil
 	// Which of the words the step saved it changed, for Undo (and the

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -146,6 +147,8 @@ type spinState struct {
 	slotLo int32 // the values of the loop's Slots then: Machine.spinSlots[slotLo:slotLo+slotN]
 	slotN  int32
 	reads  int32 // the last read since, in Machine.spinReads; -1: none
+	steps  int32 // the pure visible steps since
+	plain  bool  // one of them accessed a location loopAgain does not allow
 	// readsLo is len(Machine.spinReads) at the arrival: every read of
 	// the thread at that index or later is one of this record's while it
 	// stays pure (the state fingerprint tells live reads by it).
@@ -201,7 +204,11 @@ func (m *Machine) arriveAtHead(th *Thread) bool {
 			}
 		}
 		if same && (loop.Await || !m.NoSpinWait) {
-			return true
+			if m.loopAgain == nil || m.parkAlways || s.reads < 0 || s.plain {
+				return true
+			}
+			// Start over (see "Looping again").
+			m.stutter = s.steps
 		}
 	}
 	m.auxSave()
@@ -234,6 +241,9 @@ func (m *Machine) spinNote(th *Thread, loc int32, value int64, write, changed bo
 	}
 	m.spinReads = append(m.spinReads, spinRead{loc: loc, prev: s.reads, value: value, writes: m.writes[loc], write: write})
 	s.reads = int32(len(m.spinReads) - 1)
+	if m.loopAgain != nil && !m.loopAgain[loc] {
+		s.plain = true
+	}
 }
 
 // spinStep records what a visible step of th did, for spin detection;
@@ -247,6 +257,7 @@ func (m *Machine) spinStep(th *Thread, ev *Event, changed bool) {
 	case changed:
 		m.auxSave()
 		s.pure = false
+		return
 	case ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite:
 		m.spinNote(th, ev.Loc, ev.Value, ev.Kind == ir.EvWrite, false)
 	case ev.Kind == ir.EvAtomic:
@@ -261,7 +272,10 @@ func (m *Machine) spinStep(th *Thread, ev *Event, changed bool) {
 	default:
 		m.auxSave()
 		s.pure = false
+		return
 	}
+	m.auxSave()
+	s.steps++
 }
 
 // StaleSpin reports whether thread t spins and some location it read in
@@ -310,4 +324,118 @@ func (m *Machine) SpinLoop(t int) *ir.Loop {
 		return nil
 	}
 	return &th.Body.Loops[th.Body.Code[th.PC].A]
+}
+
+// SpinsAlone reports whether thread t, having arrived at a loop head and
+// made no visible step since, would spin there on its very next step:
+// the step is pure and brings it back to the same head with the same
+// slots (see "Spin loops wait"), so that in this state its next step is
+// a stutter that changes nothing, and it can do nothing else until
+// another thread changes a word that step accessed. The step is made and
+// taken back (ev receives it); the machine is left as it was. A thread in
+// the middle of an iteration, or whose iteration has more than one
+// visible step, does not spin alone: another thread's write between its
+// steps could send it elsewhere.
+func (m *Machine) SpinsAlone(t int, ev *Event) bool {
+	th := m.Threads[t]
+	if th.Status != Ready || th.spin.at == 0 || !th.spin.pure || th.spin.reads != -1 {
+		return false
+	}
+	switch kind, _ := m.Peek(t); kind {
+	case ir.EvRead, ir.EvWrite, ir.EvAtomic, ir.EvTrylock:
+	default:
+		return false
+	}
+	park := m.parkAlways
+	m.parkAlways = true
+	m.Step(t, ev)
+	spins := th.Status == Spinning
+	m.parkAlways = park
+	m.Undo()
+	return spins
+}
+
+// Looping again
+//
+// Spin-assume parks a thread after an iteration that changed nothing, so
+// that a stateless exploration ends where the thread would repeat itself.
+// A stateful search does not need that: going round the same iteration
+// again comes back to a state it has seen. With SetLoopAgain, an
+// iteration that would spin, whose visible steps (one or more) accessed
+// only locations the given set allows (atomic variables, mutexes, words
+// that cannot race: a plain read's data race must be reported from its
+// parked state as in the other modes), starts over at its loop head
+// instead: its record is forgotten and a fresh arrival recorded, as for
+// an iteration that changed something. Its last step says so
+// (Event.Stutter: the iteration's steps), so that a schedule given to
+// the other modes, which would park the thread, leaves the iteration
+// out: it changed no word and the thread is back where it started, its
+// live slots as they were, so the rest of the schedule makes the same
+// steps (every location it accessed cannot race, so no data race is
+// lost with it).
+//
+// Such a record never decides anything, so it is left out of the state
+// (spinKey): two states that differ only in what a thread read since its
+// arrival, or in whether it arrived with a write, are one. A loop with no
+// visible step still spins (it could only go on forever), and so does
+// every loop while SetParkAlways is on, which the stateful search turns
+// on to let a thread spin where it reports one spinning forever.
+
+// SetLoopAgain makes iterations that would spin on locations allowed
+// (allowed[loc]) start over instead, or turns that off (nil); see
+// "Looping again". The state fingerprint then leaves out records that
+// cannot make a thread spin, so the machine must be in its initial state
+// (no step made), where the fingerprint is computed again.
+func (m *Machine) SetLoopAgain(allowed []bool) error {
+	if len(m.undo) > 0 {
+		return fmt.Errorf("SetLoopAgain with %d steps made: only in the initial state", len(m.undo))
+	}
+	if allowed != nil && len(allowed) < len(m.Mem) {
+		return fmt.Errorf("SetLoopAgain: %d locations allowed or not, the program has %d", len(allowed), len(m.Mem))
+	}
+	m.loopAgain = allowed
+	for _, th := range m.Threads {
+		th.spin.plain = false // no read yet: no step was made
+	}
+	if m.fp != nil {
+		m.fp.rebuild(m)
+	}
+	return nil
+}
+
+// SetParkAlways makes every iteration that would spin park the thread,
+// as without SetLoopAgain, until it is turned off.
+func (m *Machine) SetParkAlways(on bool) { m.parkAlways = on }
+
+// SpinsForever reports whether thread t, run alone from here, would
+// spin: it parks, with what it read unchanged, within limit steps of its
+// own, every one of them pure (a thread in the middle of an iteration
+// finishes it). The steps are made and taken back; the machine is left
+// as it was.
+func (m *Machine) SpinsForever(t, limit int) bool {
+	th := m.Threads[t]
+	if th.Status != Ready || th.spin.at == 0 || !th.spin.pure {
+		return false
+	}
+	park := m.parkAlways
+	m.parkAlways = true
+	var ev Event
+	n, spins := 0, false
+	for n < limit && m.Enabled(t) {
+		ok := m.Step(t, &ev)
+		n++
+		pure := ev.Kind == ir.EvRead || ev.Kind == ir.EvWrite || ev.Kind == ir.EvAtomic || ev.Kind == ir.EvTrylock && ev.Value == 0
+		if !ok || m.stepChanged || !pure {
+			break // it changed something, or did something else than access memory
+		}
+		if th.Status == Spinning {
+			spins = !m.StaleSpin(t)
+			break
+		}
+	}
+	m.parkAlways = park
+	for ; n > 0; n-- {
+		m.Undo()
+	}
+	return spins
 }

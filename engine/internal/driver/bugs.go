@@ -38,8 +38,12 @@ type Found struct {
 	Range   source.Range // where
 	Other   *RaceSide    // data races: the other access
 	// Schedule is the thread index of each fine step; Choices the
-	// alternative of each (nil when every step took its first).
-	Schedule, Choices []int32
+	// alternative of each (nil when every step took its first). With
+	// Config.Slice, they are the causal slice of the execution that
+	// found the bug (package slicing), and FullSchedule, FullChoices the
+	// whole execution when the slice left steps out (nil otherwise).
+	Schedule, Choices         []int32
+	FullSchedule, FullChoices []int32
 	// FirstMessage is the message first found (and handed to OnBug) when
 	// the canonical trace's differs; otherwise empty.
 	FirstMessage string
@@ -82,6 +86,50 @@ func compareSchedules(s1, c1, s2, c2 []int32) int {
 	}
 	return 0
 }
+
+// compareFound orders two schedules of one bug: the shorter (sliced)
+// schedule first, then by their whole executions' (compareSchedules),
+// which decide the slices: so of two executions with slices of one length
+// the one kept does not depend on which was found first. Unsliced, it is
+// compareSchedules.
+func compareFound(a, b *Found) int {
+	if c := cmp.Compare(len(a.Schedule), len(b.Schedule)); c != 0 {
+		return c
+	}
+	fa, fca := a.full()
+	fb, fcb := b.full()
+	return compareSchedules(fa, fca, fb, fcb)
+}
+
+// better reports whether a bug with this key whose slice has n steps, of
+// the whole execution full (with its choices), would be kept: it is new
+// and admitted, or comes before the one kept (compareFound).
+func (s *bugSink) better(key string, n int, full, choices []int32) bool {
+	old, known := s.byKey[key]
+	if !known {
+		return true
+	}
+	if old == nil {
+		return false
+	}
+	if c := cmp.Compare(n, len(old.Schedule)); c != 0 {
+		return c < 0
+	}
+	fo, fco := old.full()
+	return compareSchedules(full, choices, fo, fco) < 0
+}
+
+// full is the schedule and choices of the whole execution that found b.
+func (b *Found) full() (sched, choices []int32) {
+	if b.FullSchedule != nil {
+		return b.FullSchedule, b.FullChoices
+	}
+	return b.Schedule, b.Choices
+}
+
+// steps is the number of steps b keeps: its schedule's and its full
+// schedule's.
+func (b *Found) steps() int { return len(b.Schedule) + len(b.FullSchedule) }
 
 func choiceAt(c []int32, i int) int32 {
 	if c == nil {
@@ -138,8 +186,9 @@ func (s *bugSink) stepBytes() int64 {
 }
 
 // wants reports whether a bug with this key found with a schedule of
-// fine steps may be kept or improve on the one kept: it is new, or the
-// one kept is not shorter.
+// fine steps (with Config.Slice: a lower bound of its slice's length) may
+// be kept or improve on the one kept: it is new, or the one kept is not
+// shorter.
 func (s *bugSink) wants(key string, fine int) bool {
 	b, ok := s.byKey[key]
 	return !ok || b != nil && len(b.Schedule) >= fine
@@ -190,10 +239,10 @@ func (s *bugSink) offer(b *Found) (deliver *Found, stop bool) {
 	case known && old == nil:
 		return nil, false // counted, not kept
 	case known:
-		if compareSchedules(b.Schedule, b.Choices, old.Schedule, old.Choices) >= 0 {
+		if compareFound(b, old) >= 0 {
 			return nil, false
 		}
-		cost := int64(len(b.Schedule)-len(old.Schedule)) * s.stepBytes()
+		cost := int64(b.steps()-old.steps()) * s.stepBytes()
 		if s.cfg.MaxMemory > 0 && cost > 0 && s.bytes+cost > s.cfg.MaxMemory/4 {
 			return nil, false
 		}
@@ -205,7 +254,7 @@ func (s *bugSink) offer(b *Found) (deliver *Found, stop bool) {
 		*old = *b
 		return nil, false
 	}
-	cost := int64(len(b.Schedule)) * s.stepBytes()
+	cost := int64(b.steps()) * s.stepBytes()
 	if len(s.kept) >= s.cfg.MaxTraces {
 		// Full: b takes the place of the last kept in canonical order if
 		// it comes before it, so that which bugs are kept does not
@@ -217,7 +266,7 @@ func (s *bugSink) offer(b *Found) (deliver *Found, stop bool) {
 			}
 		}
 		evicted := s.kept[last]
-		freed := int64(len(evicted.Schedule)) * s.stepBytes()
+		freed := int64(evicted.steps()) * s.stepBytes()
 		if compareBugs(b, evicted) > 0 || s.cfg.MaxMemory > 0 && s.bytes-freed+cost > s.cfg.MaxMemory/4 {
 			s.omit(b)
 			return nil, s.full()
@@ -293,6 +342,13 @@ func (r *Run) wantsBug(key string, fine int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.bugs.wants(key, fine)
+}
+
+// betterBug is bugSink.better under the run's lock.
+func (r *Run) betterBug(key string, n int, full, choices []int32) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bugs.better(key, n, full, choices)
 }
 
 // admitBug is bugSink.admitWanted under the run's lock; it stops the

@@ -151,3 +151,41 @@ func TestOnBugAcrossRestart(t *testing.T) {
 		t.Errorf("OnBug saw %v, kept %d bugs; want [B] once, A kept", got, len(out.Bugs))
 	}
 }
+
+// TestBugSinkSlices: of the sliced schedules of one bug, the sink keeps
+// the shortest slice, then the one whose whole execution comes first
+// (compareFound), whatever order they come in; better agrees with offer.
+func TestBugSinkSlices(t *testing.T) {
+	sliced := func(slice, full []int32) Found {
+		return Found{Kind: BugAssertion, Message: "m", key: "k", Schedule: slice, FullSchedule: full}
+	}
+	offers := []Found{
+		sliced([]int32{1, 1, 1}, []int32{0, 0, 1, 1, 1}), // kept: a shortest slice, and the first whole execution
+		sliced([]int32{0, 1, 1}, []int32{1, 0, 1, 1, 2}), // the same length: the whole execution decides, not the slice
+		sliced([]int32{0, 1, 1}, []int32{0, 1, 0, 1, 1}),
+		sliced([]int32{0, 1, 1, 1}, []int32{0, 1, 1, 1}),
+		{Kind: BugAssertion, Message: "m", key: "k", Schedule: []int32{0, 1, 1, 1}}, // not sliced
+	}
+	want := "[1 1 1] [0 0 1 1 1]"
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 30; round++ {
+		var s bugSink
+		s.init(nil, &Config{MaxTraces: 10})
+		for _, i := range rng.Perm(len(offers)) {
+			b := offers[i]
+			full, choices := b.full()
+			better := s.better(b.key, len(b.Schedule), full, choices)
+			before := fmt.Sprint(s.byKey[b.key])
+			if s.admit(&b, len(b.Schedule)) {
+				s.offer(&b)
+			}
+			if changed := fmt.Sprint(s.byKey[b.key]) != before; changed != better {
+				t.Fatalf("round %d: better said %v for %v %v, offer changed the bug kept: %v", round, better, b.Schedule, b.FullSchedule, changed)
+			}
+		}
+		bugs, _ := s.result()
+		if got := fmt.Sprint(bugs[0].Schedule, " ", bugs[0].FullSchedule); len(bugs) != 1 || got != want {
+			t.Fatalf("round %d: kept %s, want %s", round, got, want)
+		}
+	}
+}

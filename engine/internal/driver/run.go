@@ -99,7 +99,13 @@ type Config struct {
 	// TraceOf, if set, describes a bug's trace when it is found, from
 	// its events and the machine standing after them (Found.Kept): for
 	// tests, which check it against the trace rebuilt from the schedule.
-	TraceOf     func(events []interp.Event, m *interp.Machine) any
+	// order, when not nil, lists the fine steps of events the bug's
+	// (sliced) schedule runs, in its order: the trace is of those.
+	TraceOf func(events []interp.Event, m *interp.Machine, order []int) any
+	// Slice cuts each bug's schedule to its causal slice (package
+	// slicing), keeping the whole execution in Found.FullSchedule; the
+	// schedule kept per bug is then the shortest slice.
+	Slice       bool
 	LocalBudget int
 	// MaxMemory bounds the memory the run accounts to itself (its
 	// workers' machines, clocks and event buffers, what its exploration
@@ -110,6 +116,7 @@ type Config struct {
 	NoSpinWait           bool
 	SpuriousWakeups      bool
 	EveryAccess          bool // every shared access a scheduling point from the start
+	NoRaceCheck          bool // no data race is looked for (race clocks off)
 	ProgressInterval     time.Duration
 
 	// OnBug is called with each new bug, as first found (the first

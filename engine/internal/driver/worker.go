@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"weft/engine/internal/clocks"
+	"weft/engine/internal/slicing"
 	"weft/engine/interp"
 	"weft/engine/ir"
 	"weft/source"
@@ -57,6 +58,8 @@ type Worker struct {
 	checkTick  int
 	fineBuf    []interp.Event
 	sched      scheduleCache // the last schedule built (see schedule)
+	keepC      keepCache     // the last slice made (see sliceKeep)
+	slicer     slicing.Slicer
 }
 
 // scheduleCache is the schedule of the first steps events of the
@@ -64,6 +67,21 @@ type Worker struct {
 type scheduleCache struct {
 	valid             bool
 	steps             int
+	schedule, choices []int32
+}
+
+// keepCache is which fine steps of the first steps events of the current
+// execution the slice for target keeps, and how many (see sliceKeep),
+// while no step was made or undone.
+type keepCache struct {
+	valid  bool
+	steps  int
+	target slicing.Target
+	keep   []bool
+	kept   int
+	// The slice's order, schedule and choices, once made (sliceOrder).
+	ordered           bool
+	order             []int
 	schedule, choices []int32
 }
 
@@ -89,6 +107,9 @@ func (r *Run) NewWorker(coarse bool, use Clocks, fingerprint bool) *Worker {
 	if use == RaceClocks {
 		w.clk.NoDep, w.clk.Off = true, true
 		for _, l := range r.Prog.Locations {
+			if r.cfg.NoRaceCheck {
+				break // no race is looked for
+			}
 			if !l.Mutex && !l.Atomic {
 				w.clk.Off = false
 				break
@@ -230,7 +251,7 @@ func (w *Worker) Step(t int, ev *interp.Event) bool { return w.StepAlt(t, 0, ev)
 // interp.Machine.Alternatives).
 func (w *Worker) StepAlt(t, alt int, ev *interp.Event) bool {
 	w.stepped = true
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	ok := w.m.StepAlt(t, alt, ev)
 	if !ok && ev.Stop == interp.StopMemory {
 		w.run.Stop(StopMemory)
@@ -273,7 +294,7 @@ func (w *Worker) Probe(t int, ev *interp.Event) {
 
 // Undo takes the last step back, from the clocks and the machine.
 func (w *Worker) Undo() {
-	w.sched.valid = false
+	w.sched.valid, w.keepC.valid = false, false
 	if !w.clk.Off {
 		w.clk.Pop()
 	}
@@ -429,7 +450,21 @@ func (w *Worker) Report(kind BugKind, msg string, t int32, r source.Range, steps
 // where the bug sorts among the others (see compareBugs): like the key,
 // it must not depend on the trace.
 func (w *Worker) ReportKeyed(kind BugKind, msg string, t int32, r source.Range, steps int, other *RaceSide, key string, place int) {
-	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps)
+	w.report(&Found{Kind: kind, Message: msg, Range: r, Other: other, key: key, place: place}, t, steps, w.sliceBound(kind, t, steps))
+}
+
+// sliceBound is the length of the slice of a bug of kind found in thread
+// t with the first steps events as its trace (their fine steps without
+// Config.Slice): a bug whose kept trace is shorter cannot improve on it.
+func (w *Worker) sliceBound(kind BugKind, t int32, steps int) int {
+	if !w.run.cfg.Slice || steps != w.m.Depth() {
+		return w.fineSteps(steps)
+	}
+	if target := slicing.TargetOf(string(kind)); target != slicing.None {
+		_, n := w.sliceKeep(steps, target)
+		return n
+	}
+	return w.fineSteps(steps)
 }
 
 // fineSteps is the number of fine steps of the first steps events.
@@ -444,18 +479,24 @@ func (w *Worker) fineSteps(steps int) int {
 	return n
 }
 
-// wants reports whether the run may keep a bug with this key found in the
-// first steps events (see bugSink.wants).
-func (w *Worker) wants(key string, steps int) bool {
-	return w.run.wantsBug(key, w.fineSteps(steps))
-}
-
 // report hands b, found in thread t with the first steps events as its
-// trace, to the run, its schedule filled in.
-func (w *Worker) report(b *Found, t int32, steps int) {
+// trace, to the run, its schedule filled in (and sliced, with
+// Config.Slice); bound is the length of the schedule it would keep (see
+// sliceBound).
+func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	fine := w.fineSteps(steps)
+	evs := w.Evs[:steps]
+	if stuttered(evs) {
+		// The execution the other modes make: see interp's "Looping
+		// again".
+		evs = withoutStutters(evs)
+		fine = 0
+		for i := range evs {
+			fine += evs[i].Steps()
+		}
+	}
 	b.Thread = w.m.Threads[t].Name
-	ok, wanted := w.run.admitBug(b, fine)
+	ok, wanted := w.run.admitBug(b, bound)
 	if wanted {
 		// The execution that shows a bug is at least as long as its
 		// trace, even when the exploration stops there (MaxBugs) or
@@ -467,12 +508,54 @@ func (w *Worker) report(b *Found, t int32, steps int) {
 	if !ok {
 		return
 	}
+	if len(evs) < steps {
+		// A path that went round iterations that started over: the
+		// execution without them, whole (the slicer works on the
+		// worker's own events and machine).
+		b.Schedule, b.Choices = scheduleOf(evs, fine)
+		if traceOf := w.run.cfg.TraceOf; traceOf != nil {
+			b.Kept = traceOf(evs, w.m, nil)
+			w.checkSoon()
+		}
+		w.run.offerBug(b)
+		return
+	}
 	b.Schedule, b.Choices = w.schedule(steps)
+	var order []int
+	if target := slicing.TargetOf(string(b.Kind)); w.run.cfg.Slice && target != slicing.None && steps == w.m.Depth() {
+		// The slice's length first, then its order only for a bug that
+		// would be kept: the same bug is found again and again.
+		keep, n := w.sliceKeep(steps, target)
+		if n < len(b.Schedule) {
+			if !w.run.betterBug(b.key, n, b.Schedule, b.Choices) {
+				return
+			}
+			var sched, choices []int32
+			order, sched, choices = w.sliceOrder(steps, target, keep)
+			b.FullSchedule, b.FullChoices = b.Schedule, b.Choices
+			b.Schedule, b.Choices = sched, choices
+		}
+	}
 	if traceOf := w.run.cfg.TraceOf; traceOf != nil {
-		b.Kept = traceOf(w.Evs[:steps], w.m)
+		b.Kept = traceOf(w.Evs[:steps], w.m, order)
 		w.checkSoon() // that may have taken long
 	}
 	w.run.offerBug(b)
+}
+
+// sliceKeep is which fine steps of the first steps events, the whole
+// current execution, the causal slice for target keeps, and how many
+// (see package slicing), shared as schedule's are (a step in races with
+// 30,000 earlier ones has one slice: the past of the step). It is valid
+// until the next call.
+func (w *Worker) sliceKeep(steps int, target slicing.Target) (keep []bool, n int) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target {
+		return c.keep, c.kept
+	}
+	keep, n = w.slicer.Keep(w.Prog, w.Evs[:steps], w.m, target)
+	*c = keepCache{valid: true, steps: steps, target: target, keep: keep, kept: n}
+	return keep, n
 }
 
 // schedule is the schedule and choices (nil if every step took its
@@ -484,12 +567,19 @@ func (w *Worker) schedule(steps int) (sched, choices []int32) {
 	if w.sched.valid && w.sched.steps == steps {
 		return w.sched.schedule, w.sched.choices
 	}
-	fine := w.fineSteps(steps)
+	sched, all := scheduleOf(w.Evs[:steps], w.fineSteps(steps))
+	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
+	return sched, all
+}
+
+// scheduleOf is the schedule and choices of evs, which stand for fine
+// steps.
+func scheduleOf(evs []interp.Event, fine int) (sched, choices []int32) {
 	sched = make([]int32, 0, fine)
 	var all []int32
 	withChoices := false
-	for i := 0; i < steps; i++ {
-		ev := &w.Evs[i]
+	for i := range evs {
+		ev := &evs[i]
 		withChoices = withChoices || ev.Alt != 0
 		for j := ev.Steps(); j > 0; j-- {
 			sched = append(sched, ev.Thread)
@@ -497,16 +587,69 @@ func (w *Worker) schedule(steps int) (sched, choices []int32) {
 	}
 	if withChoices {
 		all = make([]int32, 0, fine)
-		for i := 0; i < steps; i++ {
-			ev := &w.Evs[i]
+		for i := range evs {
+			ev := &evs[i]
 			all = append(all, ev.Alt)
 			for j := ev.Steps(); j > 1; j-- {
 				all = append(all, 0) // a tail access
 			}
 		}
 	}
-	w.sched = scheduleCache{valid: true, steps: steps, schedule: sched, choices: all}
 	return sched, all
+}
+
+// stuttered reports whether some event of evs ended an iteration that
+// started over (interp.Event.Stutter).
+func stuttered(evs []interp.Event) bool {
+	for i := range evs {
+		if evs[i].Stutter > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutStutters is a copy of evs without the steps of the iterations
+// that started over (interp.Event.Stutter: the event that ended one,
+// and the thread's steps of it before), which a schedule for the other
+// modes leaves out (interp's "Looping again").
+func withoutStutters(evs []interp.Event) []interp.Event {
+	drop := make([]bool, len(evs))
+	pending := map[int32]int32{} // per thread: its earlier steps still to drop
+	for i := len(evs) - 1; i >= 0; i-- {
+		t := evs[i].Thread
+		switch {
+		case pending[t] > 0:
+			drop[i] = true
+			pending[t]--
+		case evs[i].Stutter > 0:
+			drop[i] = true
+			pending[t] = evs[i].Stutter - 1
+		}
+	}
+	out := make([]interp.Event, 0, len(evs))
+	for i := range evs {
+		if !drop[i] {
+			out = append(out, evs[i])
+		}
+	}
+	return out
+}
+
+// sliceOrder is the order, schedule and choices of the slice sliceKeep
+// made (keep), shared as schedule's are: a step in races with 30,000
+// earlier ones orders its slice once, not 30,000 times.
+func (w *Worker) sliceOrder(steps int, target slicing.Target, keep []bool) (order []int, sched, choices []int32) {
+	c := &w.keepC
+	if c.valid && c.steps == steps && c.target == target && c.ordered {
+		return c.order, c.schedule, c.choices
+	}
+	order = w.slicer.Order(w.Prog, w.Evs[:steps], w.m, target, keep)
+	sched, choices = w.slicer.Schedule(w.Evs[:steps], order)
+	if c.valid && c.steps == steps && c.target == target {
+		c.ordered, c.order, c.schedule, c.choices = true, order, sched, choices
+	}
+	return order, sched, choices
 }
 
 // ReportStepBound reports that the current execution ran into the step
@@ -524,8 +667,8 @@ func (w *Worker) ReportStepBound(steps int) {
 
 // CheckDataRaces reports the data races event d takes part in.
 func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
-	if w.clk.Off {
-		return // no location can race
+	if w.clk.Off || w.run.cfg.NoRaceCheck {
+		return // no location can race, or none is looked for
 	}
 	w.clk.DataRaces(d, w.Prog.Locations, func(other int32, loc int32) {
 		if w.Stopping() {
@@ -545,15 +688,24 @@ func (w *Worker) CheckDataRaces(d int32, ev *interp.Event) {
 			a, b = b, a
 		}
 		key := "race|" + a + "|" + b
-		if !w.wants(key, int(d)+1) {
+		bound := w.sliceBound(BugDataRace, ev.Thread, int(d)+1)
+		if !w.run.wantsBug(key, bound) {
 			return
+		}
+		if w.run.cfg.Slice && bound < w.fineSteps(int(d)+1) {
+			// Sliced, the race replaces the one kept only if it comes
+			// first (compareFound): ask before making its message, as
+			// the same race is found again and again.
+			if full, choices := w.schedule(int(d) + 1); !w.run.betterBug(key, bound, full, choices) {
+				return
+			}
 		}
 		name := w.Prog.Locations[loc].Name
 		side := &RaceSide{Thread: w.m.Threads[o.Thread].Name, Range: r1, Op: describeAccess(o, loc, w.Prog)}
 		msg := fmt.Sprintf("data race on %s: %s by %s and %s by %s are not ordered by synchronisation",
 			name, side.Op, side.Thread, describeAccess(ev, loc, w.Prog), w.m.Threads[ev.Thread].Name)
 		w.report(&Found{Kind: BugDataRace, Message: msg, Range: r2, Other: side, key: key, variable: name,
-			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1)
+			place: min(r1.Start.Offset, r2.Start.Offset)}, ev.Thread, int(d)+1, bound)
 	})
 }
 

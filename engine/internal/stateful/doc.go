@@ -31,7 +31,9 @@
 // what comes next; with them in the key, a matched state's future
 // reports, found once from the first path, are the ones the second path
 // would have found. A program whose every location is atomic or a mutex
-// has no second part.
+// has no second part, nor has a run that looks for no data race
+// (engine.Options.NoRaceCheck: SPIN's and TLC's checks, where two paths
+// to one machine state are one state).
 //
 // Steps. Every shared access is a step (fine steps, as dfs: coarse steps
 // glue accesses on the assumption of a race-free program, which a
@@ -104,6 +106,66 @@
 //     collects every dependent step anyway.
 //   - Cycles (below).
 //
+// # Waiting alone
+//
+// A thread parked by spin-assume (package interp, "Spin loops wait")
+// stays in the state with what its last iteration read, and every state
+// the other threads reach afterwards exists twice: once with it parked,
+// once with it still at its loop head. A thread whose next step is a
+// whole iteration of its loop that would spin (Machine.SpinsAlone: an
+// await that finds its condition false, a test-and-set or trylock that
+// finds the lock taken) is instead taken as waiting: in that state it
+// does not move, like a lock on a held mutex, until another thread
+// changes a word the step reads, and its step is recorded as a blocked
+// step (above) so that the reductions order it after that write. This
+// is the classic stateful semantics of a guard that is false (SPIN's
+// non-executable statement). The step is a stutter: it would bring the
+// thread back to the state it left, with nothing changed but history,
+// so leaving it out loses no state and no bug, but two:
+//
+//   - Data races: the step's races would go unreported, so only steps
+//     on atomic variables, mutexes and race-free words wait (a spin on
+//     a plain word still parks).
+//   - Deadlocks: where no thread can move and some wait, they make
+//     their step first, as dfs makes it, so that the deadlock (every
+//     thread spinning with nobody left to write) is reported and its
+//     schedule replays with the same spins.
+//
+// A loop iteration with several visible steps does not wait: another
+// thread's write between two of its steps can send it elsewhere, which
+// only stepping it explores.
+//
+// # Looping again
+//
+// Such an iteration, if it changed nothing and accessed only words that
+// cannot race, does not park either: the first pass turns on the
+// machine's Looping again (package interp), so the thread starts the
+// loop over and the state it comes back to is the one it left (the
+// record of what it read since its arrival is no part of the state: it
+// decides nothing), matched as any state. The iteration is a cycle of
+// the graph, its back edge expanding its source fully (below). Two
+// things spin-assume gave for free need doing here:
+//
+//   - Every thread spinning forever. A state in which every thread that
+//     can move, run alone, would finish an iteration that changes
+//     nothing and spin (Machine.SpinsForever; the others blocked or
+//     waiting alone) leads only to states like itself: it is a
+//     deadlock, reported as dfs reports it (each spinner makes its
+//     steps until it parks, their races checked as dfs checks them, then
+//     the threads that wait alone spin). It is explored all the same:
+//     left out, the spinners' steps would be missing from the graph, and
+//     the source sets of the states before it, computed from the graph,
+//     with them (a random cyclic program lost an assertion so).
+//   - Schedules. A path that went round an iteration is no execution of
+//     the other modes, where the thread would have parked: each such
+//     iteration's steps leave the bug's schedule (interp.Event.Stutter,
+//     driver's withoutStutters). They changed nothing and touched no
+//     word that can race, and the thread is back where it was, so the
+//     schedule without them reaches the same bug. A path that meets the
+//     step bound after such an iteration is not reported (its schedule
+//     would not meet the bound); the second pass, which runs without
+//     looping again and without waiting alone, reports what dfs does.
+//
 // # Cycles
 //
 // A state graph with cycles has two traps. The ignoring problem: a
@@ -161,7 +223,12 @@
 // found stay) with no reduction, matching a state only if it was
 // explored from no deeper, and exploring it again otherwise: every
 // state is then explored from its least depth on some path, and every
-// path of at most MaxSteps steps is covered, as in dfs.
+// path of at most MaxSteps steps is covered, as in dfs. Waiting alone
+// changes step counts (dfs counts the spin steps it leaves out), and so
+// does looping again, so the second pass does without both, and the first takes it only at states
+// more steps short of the bound than there are threads (each parks at
+// most once): nearer, every thread steps as in dfs, so the first pass
+// meets the bound, and starts the second, where dfs would.
 //
 // # Memory and bitstate hashing
 //

@@ -46,7 +46,9 @@ func Mode(cfg Config) driver.Mode {
 		Fingerprint: true,
 		Explore: func(w *driver.Worker) {
 			x := newExplorer(w, cfg, false)
+			x.loopAgain = x.setLoopAgain(x.allowLoopAgain())
 			x.run()
+			x.setLoopAgain(nil)
 			if x.cutSeen && !w.Stopping() {
 				// A step went past the step bound. A state first
 				// reached deep may have hidden what it leads to within
@@ -76,6 +78,9 @@ type explorer struct {
 	frames []frame
 
 	depthAware bool // match a state only if explored from no deeper
+	waitAlone  bool // threads that would spin alone do not move (see "Waiting alone")
+	loopAgain  bool // iterations that change nothing start over (see "Looping again")
+	stutters   int  // the steps on the stack that ended such an iteration
 	cutSeen    bool // some step went past the step bound
 
 	bodyIndex map[*ir.Body]int32
@@ -89,6 +94,12 @@ type explorer struct {
 	onStack map[key]int32 // bitstate hashing: the stack's states without record
 	starts  []int32
 	pairs   [][2]int32 // scratch of DE-S-POR's re-traversals
+
+	// The threads of the state just reached that wait alone (see
+	// "Waiting alone"), and their steps' interned footprints (DE, DL).
+	waiters []int32
+	waitFP  []int32
+	probe   interp.Event
 }
 
 // frame is a state on the stack.
@@ -113,7 +124,7 @@ type frame struct {
 
 func newExplorer(w *driver.Worker, cfg Config, depthAware bool) *explorer {
 	x := &explorer{w: w, m: w.M(), cfg: cfg, prog: w.Prog, vis: newVisited(cfg.Exact), g: newGraph(),
-		depthAware: depthAware, bodyIndex: map[*ir.Body]int32{}}
+		depthAware: depthAware, waitAlone: !depthAware, bodyIndex: map[*ir.Body]int32{}}
 	for i, b := range w.Prog.Bodies {
 		x.bodyIndex[b] = int32(i)
 	}
@@ -134,6 +145,35 @@ const (
 	terminal                    // new, and no thread can move
 )
 
+// allowLoopAgain is, per location, whether an iteration that accessed it
+// may start over instead of spinning: it cannot race (see "Looping
+// again").
+func (x *explorer) allowLoopAgain() []bool {
+	allowed := make([]bool, len(x.prog.Locations))
+	for loc := range allowed {
+		allowed[loc] = x.raceless(int32(loc))
+	}
+	return allowed
+}
+
+// setLoopAgain turns looping again on (allowed) or off (nil) on the
+// machine, which is in its initial state; it reports whether it is on.
+func (x *explorer) setLoopAgain(allowed []bool) bool {
+	if err := x.m.SetLoopAgain(allowed); err != nil {
+		x.w.Anomaly("stateful: " + err.Error())
+		return false
+	}
+	return allowed != nil
+}
+
+// undo takes back the step from depth d.
+func (x *explorer) undo(d int) {
+	if x.w.Evs[d].Stutter > 0 {
+		x.stutters--
+	}
+	x.w.Undo()
+}
+
 // run explores from the machine's current state (depth 0).
 func (x *explorer) run() {
 	w := x.w
@@ -153,13 +193,16 @@ func (x *explorer) run() {
 				return
 			}
 			d--
-			w.Undo()
+			x.undo(d)
 			x.returned(d)
 			continue
 		}
 		f := &x.frames[d]
 		ev := &w.Evs[d]
 		stepped := w.StepAlt(int(t), alt, ev)
+		if ev.Stutter > 0 {
+			x.stutters++
+		}
 		w.Stats.Events++
 		w.Stats.Transitions++
 		if x.cfg.Variant >= DE {
@@ -187,7 +230,11 @@ func (x *explorer) run() {
 				f.expandFully()
 			}
 		case x.m.StepCount() >= w.Opts.MaxSteps:
-			w.ReportStepBound(d + 1)
+			if x.stutters == 0 {
+				// (A path with an iteration that started over is not
+				// one dfs makes: the second pass reports its bound.)
+				w.ReportStepBound(d + 1)
+			}
 			w.ExecutionDone()
 			x.cutSeen = true
 			target = toCut
@@ -209,7 +256,7 @@ func (x *explorer) run() {
 		if x.cfg.Variant == DE && (target == toStop || target == toCut) {
 			x.frames[d].current[t].addAll(x.frames[d].enabled) // see "Steps that end an execution"
 		}
-		w.Undo()
+		x.undo(d)
 		x.returned(d)
 	}
 }
@@ -314,8 +361,13 @@ func (x *explorer) enter(d int) (enterResult, int32) {
 	}
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, id, enabled)
+	if !enabled.empty() && x.stalled(enabled) {
+		// Reported, and explored all the same: the reductions need the
+		// spinners' steps in the graph.
+		x.deadlock(d, enabled)
+	}
 	if enabled.empty() {
-		w.Deadlock(d) // a deadlock, the end, or spin-blocked
+		x.deadlock(d, enabled) // a deadlock, the end, or spin-blocked
 		if id >= 0 {
 			x.g.recs[id].stackAt = -1
 		}
@@ -346,13 +398,79 @@ func (x *explorer) blockedSteps(d int, id int32, enabled tset) {
 		default:
 			continue // a join: it touches nothing
 		}
-		k := x.g.intern(fp)
-		if id >= 0 {
-			x.g.addEdge(id, int32(t), k, toBlocked)
+		x.blockedStep(d, id, int32(t), x.g.intern(fp))
+	}
+	for i, t := range x.waiters {
+		x.blockedStep(d, id, t, x.waitFP[i])
+	}
+}
+
+// blockedStep records thread t's step of footprint k, which it cannot
+// make in the state just reached at depth d (record id), as coming after
+// every step on the stack.
+func (x *explorer) blockedStep(d int, id, t, k int32) {
+	if id >= 0 {
+		x.g.addEdge(id, t, k, toBlocked)
+	}
+	if x.cfg.Variant == DE {
+		x.updateCurrent(d, t, k, true)
+	}
+}
+
+// stallProbe bounds the steps a thread runs alone to tell whether it
+// spins forever (Machine.SpinsForever).
+const stallProbe = 1024
+
+// stalled reports whether, in the state just reached, every thread that
+// can move would spin forever, run alone (see "Looping again"): nothing
+// any of them does changes a word, so none ever does anything else.
+func (x *explorer) stalled(enabled tset) bool {
+	if !x.loopAgain {
+		return false // (the threads park)
+	}
+	all := true
+	enabled.each(func(t int32) {
+		all = all && x.m.SpinsForever(int(t), stallProbe)
+	})
+	return all
+}
+
+// deadlock handles the state just reached at depth d, in which no
+// thread can move but the spinners (those that spin forever: see
+// "Looping again"): the spinners, then the threads that wait alone,
+// make the steps they would spin on, parking as the other modes see
+// them (so that the report and its schedule are theirs), then the
+// worker decides.
+func (x *explorer) deadlock(d int, spinners tset) {
+	w := x.w
+	n := 0
+	step := func(t int32) {
+		w.GrowEvents(d + n)
+		w.StepAlt(int(t), 0, &w.Evs[d+n])
+		w.CheckDataRaces(int32(d+n), &w.Evs[d+n]) // as dfs checks these steps
+		n++
+	}
+	x.m.SetParkAlways(true)
+	spinners.each(func(t int32) {
+		for k := 0; k < stallProbe && x.m.Threads[t].Status == interp.Ready; k++ {
+			step(t)
 		}
-		if x.cfg.Variant == DE {
-			x.updateCurrent(d, int32(t), k, true)
-		}
+	})
+	for _, t := range x.waiters {
+		step(t)
+	}
+	x.m.SetParkAlways(false)
+	w.GrowEvents(d + n)
+	if x.m.StepCount() >= w.Opts.MaxSteps {
+		// dfs would run into the step bound on the way: the second pass
+		// reports what it does.
+		x.cutSeen = true
+		w.ExecutionDone()
+	} else {
+		w.Deadlock(d + n)
+	}
+	for ; n > 0; n-- {
+		w.Undo()
 	}
 }
 
@@ -368,8 +486,11 @@ func (x *explorer) enterBits(d int, k key) (enterResult, int32) {
 	w.Stats.States++
 	enabled := x.enabledSet(d)
 	x.blockedSteps(d, toUnknown, enabled)
+	if !enabled.empty() && x.stalled(enabled) {
+		x.deadlock(d, enabled) // and explored all the same (see enter)
+	}
 	if enabled.empty() {
-		w.Deadlock(d)
+		x.deadlock(d, enabled)
 		return terminal, toUnknown
 	}
 	x.push(d, toUnknown, k, enabled)
@@ -440,12 +561,57 @@ func (x *explorer) enabledSet(d int) tset {
 	f := &x.frames[d]
 	n := len(x.m.Threads)
 	f.enabled = f.enabled.sized(n)
+	x.waiters, x.waitFP = x.waiters[:0], x.waitFP[:0]
+	// Within a spin step per thread of the step bound, spinning threads
+	// spin, as in dfs (see "The step bound").
+	alone := x.waitAlone && x.m.StepCount()+n < x.w.Opts.MaxSteps
 	for t := range n {
-		if x.m.Enabled(t) {
-			f.enabled.add(int32(t))
+		if !x.m.Enabled(t) {
+			continue
 		}
+		if alone && x.waitsAlone(t) {
+			x.waiters = append(x.waiters, int32(t))
+			if x.cfg.Variant >= DE {
+				x.waitFP = append(x.waitFP, x.g.footprint(&x.probe, x.w.MayAccesses(&x.probe)))
+			}
+			continue
+		}
+		f.enabled.add(int32(t))
 	}
 	return f.enabled
+}
+
+// waitsAlone reports whether thread t's next step is one it would spin
+// on (see "Waiting alone"); if so, x.probe holds the step.
+func (x *explorer) waitsAlone(t int) bool {
+	if !x.m.SpinsAlone(t, &x.probe) {
+		return false
+	}
+	// Only on words that cannot race: the step is left out, and so
+	// would be its races.
+	ev := &x.probe
+	if len(ev.Acc) > 0 {
+		for _, a := range ev.Acc {
+			if !x.raceless(a.Loc) {
+				return false
+			}
+		}
+		return true
+	}
+	return x.raceless(ev.Loc)
+}
+
+// raceless reports whether no access to location loc can race (or is
+// looked at for races).
+func (x *explorer) raceless(loc int32) bool {
+	if loc < 0 || int(loc) >= len(x.prog.Locations) {
+		return false
+	}
+	if !x.races {
+		return true // no location can race, or no race is looked for
+	}
+	l := &x.prog.Locations[loc]
+	return l.Atomic || l.Mutex || int(loc) < len(x.cfg.RaceFree) && x.cfg.RaceFree[loc]
 }
 
 // push makes the frame of a new state at depth d.
