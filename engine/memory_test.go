@@ -46,7 +46,9 @@ thread main {
 }
 `, 8 << 20},
 		// Every step rewrites an array of 300,000 words: each saves 4.8 MB
-		// in the undo log, and the 14th is stopped.
+		// in the undo log, and the 14th is stopped (a few steps under
+		// -short, the race run, whose budget of 16 MB cuts it from 105 s
+		// to under 30: each step is 300,000 iterations interpreted).
 		{"undo log", `
 var x atomic int
 
@@ -63,7 +65,7 @@ thread t {
 thread u {
     x = 1
 }
-`, budget},
+`, int64(size(t, "")) << 20},
 		// The Go heap (the test binary's alone) is over a budget of 64 KiB.
 		{"heap", lockCounterSrc(6), 64 << 10},
 	}
@@ -131,8 +133,11 @@ thread t {
 // "memory" at once.
 func TestMemoryBudgetIsPerExploration(t *testing.T) {
 	ballast := make([]byte, 256<<20) // another check's memory
-	for i := range ballast {
-		ballast[i] = byte(i)
+	// Every page written (by copies that double, one instrumented access
+	// each under -race, where a loop over the bytes took seconds).
+	ballast[0] = 1
+	for n := 1; n < len(ballast); n *= 2 {
+		copy(ballast[n:], ballast[:n])
 	}
 	defer runtime.KeepAlive(ballast)
 	prog := load(t, "lock counter 5", lockCounterSrc(5))
@@ -159,7 +164,10 @@ func TestMemoryBudgetIsPerExploration(t *testing.T) {
 		budget int64
 	}{
 		{"declared frames", "thread t[k in 0..100] {\n    var a [100000]int\n    a[k] = k\n}\n", engine.Algorithms, 64 << 20},
-		{"spawned threads", selfSpawnSrc, engine.Algorithms, 4 << 20},
+		// Threads spawned until the budget runs out: the unfolding modes'
+		// cost grows faster than the square of the threads (qpor and
+		// optimal took 5 s each at 4 MiB, 0.3 s at 1 MiB).
+		{"spawned threads", selfSpawnSrc, engine.Algorithms, int64(size(t, "")) << 10},
 		{"the unfolding", lockCounterSrc(8), []engine.Algorithm{engine.QPOR, engine.Optimal}, 4 << 20},
 	}
 	for _, tt := range tests {
