@@ -226,8 +226,12 @@
 // bound. And a reduction reorders steps: the path a reduced exploration
 // takes to a bug can be longer than the shortest, past the bound. So
 // the exploration runs first as asked; if no step went past the bound,
-// every state it matched was explored in full and the bound played no
-// part. If one did (a step-bound bug is then reported, as dfs reports
+// every state it matched was explored in full, and every bug of every
+// reachable state was found: the verdict holds whatever the depth. (dfs
+// may still report a step-bound bug there: a path longer than the bound
+// that goes through states this search reached first on a shorter one,
+// which is no bug of any state; a review found one at --max-steps 10.)
+// If one did (a step-bound bug is then reported, as dfs reports
 // it), it starts again (Worker.Restart: the counts start over, the bugs
 // found stay) with no reduction, matching a state only if it was
 // explored from no deeper, and exploring it again otherwise: every
