@@ -319,7 +319,16 @@ type Config struct {
 	// Fingerprint makes the machine keep a hash of its state, updated at
 	// every Step and Undo (Machine.Fingerprint; see "State fingerprint").
 	Fingerprint bool
+	// Stopped, if set, is asked between the threads' frames (each may be
+	// megabytes to copy, and their initial local runs long): when it
+	// says true, NewMachineConfig gives up with an error wrapping
+	// ErrStopped, so that a deadline holds while the machine is made.
+	Stopped func() bool
 }
+
+// ErrStopped is what NewMachineConfig's error wraps when Config.Stopped
+// said to give up.
+var ErrStopped = errors.New("stopped while making the initial state")
 
 // NewMachineConfig is NewBoundedMachine with every setting of a machine:
 // those that change what the initial local computations do (a thread
@@ -350,7 +359,11 @@ func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
 		auxAt:        -2,
 	}
 	m.SpuriousWakeups = cfg.SpuriousWakeups
+	stopped := func() bool { return cfg.Stopped != nil && cfg.Stopped() }
 	for _, spec := range prog.Threads {
+		if stopped() {
+			return nil, fmt.Errorf("copying the frame of %s: %w", spec.Name, ErrStopped)
+		}
 		body := prog.Bodies[spec.Body]
 		t := &Thread{
 			Body: body, Frame: append([]int64(nil), body.Frame...), saved: make([]uint64, bitWords(len(body.Frame))),
@@ -361,6 +374,9 @@ func NewMachineConfig(prog *ir.Program, cfg Config) (*Machine, error) {
 		m.Threads = append(m.Threads, t)
 	}
 	for i, t := range m.Threads {
+		if stopped() {
+			return nil, fmt.Errorf("running %s to its first step: %w", t.Name, ErrStopped)
+		}
 		fill(t.saved) // no step to undo: nothing to save
 		m.runLocal(int32(i))
 		t.created()

@@ -94,10 +94,14 @@ func (r *Run) NewWorker(coarse bool, use Clocks, fingerprint bool) *Worker {
 	w := &Worker{run: r, Prog: r.Prog, Opts: r.cfg}
 	w.heapSample[0].Name = heapMetric
 	m, err := interp.NewMachineConfig(r.Prog, interp.Config{LocalBudget: r.cfg.LocalBudget, MemoryBudget: max(r.cfg.MaxMemory, 0),
-		NoSpinWait: r.cfg.NoSpinWait, SpuriousWakeups: r.cfg.SpuriousWakeups, Fingerprint: fingerprint})
+		NoSpinWait: r.cfg.NoSpinWait, SpuriousWakeups: r.cfg.SpuriousWakeups, Fingerprint: fingerprint,
+		Stopped: r.checkContext})
 	if errors.Is(err, interp.ErrMemoryBudget) {
 		r.Stop(StopMemory)
 		return nil
+	}
+	if errors.Is(err, interp.ErrStopped) {
+		return nil // the run's deadline or cancellation (checkContext stopped it)
 	}
 	m.Coarse = coarse
 	m.TailBound = r.cfg.MaxSteps
