@@ -317,51 +317,57 @@ func reportKey(kind engine.BugKind, rng source.Range, other *engine.RaceSide) st
 	return k
 }
 
-// dropStreamed removes the bugs of snap streamed in by a check (keys
-// streamed) that its final list (keys final) does not keep: with more
-// distinct bugs than the engine keeps, a bug streamed in early may give
-// its place to one that comes before it in the canonical order.
-func (d *document) dropStreamed(snap *snapshot, streamed, final map[string]bool) {
+// settleBugs makes the bugs of snap those of a check's Result (final,
+// in the Result's order, with its traces), keeping the ids of the bugs
+// already shown under the same key so that a lens or a trace asked for
+// by id still finds them. After a complete check the list is exactly
+// final: a bug of an earlier check (another mode, which may name a race
+// by its other access, or a step-bound alarm of a stateless check that a
+// stateful one explored round its cycle) or one streamed in that the
+// Result does not keep (with more bugs than the engine keeps, a bug
+// streamed in early may give its place to one before it in canonical
+// order) is not shown. After an incomplete one, the bugs of earlier
+// checks it did not reach stay, after final's; those it streamed in and
+// did not keep go. d.mu is not held.
+func (d *document) settleBugs(snap *snapshot, final []*bugReport, complete bool, streamed map[string]bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.version != snap.version || d.snap != snap {
+	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
 		return
 	}
-	kept := d.bugs[:0]
+	old := make(map[string]*bugReport, len(d.bugs))
 	for _, b := range d.bugs {
-		if k := b.key(); !streamed[k] || final[k] {
-			kept = append(kept, b)
+		old[b.key()] = b
+	}
+	kept := make([]*bugReport, 0, len(final)+len(d.bugs))
+	inFinal := make(map[string]bool, len(final))
+	for _, r := range final {
+		k := r.key()
+		if inFinal[k] {
+			continue
+		}
+		inFinal[k] = true
+		if o := old[k]; o != nil {
+			r.id = o.id
+		} else {
+			r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
+		}
+		kept = append(kept, r)
+	}
+	if !complete {
+		for _, b := range d.bugs {
+			if k := b.key(); !inFinal[k] && !streamed[k] {
+				kept = append(kept, b)
+			}
 		}
 	}
-	clear(d.bugs[len(kept):])
 	d.bugs = kept
+	d.s.refreshLenses()
 }
 
-// dropStepBound removes the step-bound bugs of snap that a complete
-// stateful check's final list (keys final) does not have: found by the
-// stateless checks before it, they were loops the stateful check
-// explored round their cycle.
-func (d *document) dropStepBound(snap *snapshot, final map[string]bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.version != snap.version || d.snap != snap {
-		return
-	}
-	kept := d.bugs[:0]
-	for _, b := range d.bugs {
-		if b.kind != engine.BugStepBound || final[b.key()] {
-			kept = append(kept, b)
-		}
-	}
-	clear(d.bugs[len(kept):])
-	d.bugs = kept
-}
-
-// addBug records a bug of snap (if snap is still current) and publishes
-// it soon (publishSoonLocked). final marks the exploration's own list,
-// whose traces replace those streamed in; the caller publishes once
-// after the list (publishBugs).
-func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful string) {
+// newBugReport copies bug b of snap out of the engine's report, with the
+// ends of its trace; its id is set when it is recorded.
+func newBugReport(snap *snapshot, b *engine.Bug, stateful string) *bugReport {
 	r := &bugReport{
 		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range, stateful: stateful,
 		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
@@ -375,6 +381,15 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful st
 		o := *b.Other
 		r.other = &o
 	}
+	return r
+}
+
+// streamBug records a bug of snap a running check reported (if snap is
+// still current) and publishes it soon (publishSoonLocked). A bug shown
+// already under the same key keeps its place unless this trace is
+// shorter; the check's Result settles both (settleBugs).
+func (d *document) streamBug(snap *snapshot, b *engine.Bug, stateful string) {
+	r := newBugReport(snap, b, stateful)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
@@ -382,18 +397,17 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful st
 	}
 	for i, old := range d.bugs {
 		if old.key() == r.key() {
-			if final && len(r.schedule) <= len(old.schedule) {
+			if len(r.schedule) < len(old.schedule) {
 				r.id = old.id
 				d.bugs[i] = r
+				d.publishSoonLocked()
 			}
 			return
 		}
 	}
 	r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
 	d.bugs = append(d.bugs, r)
-	if !final {
-		d.publishSoonLocked()
-	}
+	d.publishSoonLocked()
 	d.s.refreshLenses()
 }
 

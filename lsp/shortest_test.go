@@ -1,0 +1,174 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"weft/engine"
+	"weft/examples"
+	"weft/replay"
+)
+
+// cliBug is a bug of weft check --json, as far as the comparison goes.
+type cliBug struct {
+	Kind  string       `json:"kind"`
+	Range replay.Range `json:"range"`
+	Other *struct {
+		Range replay.Range `json:"range"`
+	} `json:"other"`
+	Trace []struct {
+		Thread string       `json:"thread"`
+		Range  replay.Range `json:"range"`
+	} `json:"trace"`
+}
+
+// bugLine says a bug and its trace in one comparable line: kind, where,
+// the other access of a race, then the trace's steps (thread@line:col).
+func bugLine(kind string, rng replay.Range, other *replay.Range, steps []string) string {
+	s := fmt.Sprintf("%s %d:%d", kind, rng.Start.Line, rng.Start.Character)
+	if other != nil {
+		s += fmt.Sprintf(" other %d:%d", other.Start.Line, other.Start.Character)
+	}
+	return s + fmt.Sprintf(" (%d steps) %s", len(steps), strings.Join(steps, " "))
+}
+
+// cliBugs are the bugs weft check --algo algo --json finds in path, as
+// bugLines in its order.
+func cliBugs(t *testing.T, bin, path, algo string, k int) []string {
+	t.Helper()
+	args := []string{"check", "--algo", algo, "--json", "--quiet"}
+	if algo == string(engine.QPOR) {
+		args = append(args, "--k", strconv.Itoa(k))
+	}
+	out, _ := exec.Command(bin, append(args, path)...).Output()
+	var cli struct {
+		Bugs []cliBug `json:"bugs"`
+	}
+	if err := json.Unmarshal(out, &cli); err != nil {
+		t.Fatalf("weft check's JSON: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, b := range cli.Bugs {
+		steps := make([]string, len(b.Trace))
+		for i, st := range b.Trace {
+			steps[i] = fmt.Sprintf("%s@%d:%d", st.Thread, st.Range.Start.Line, st.Range.Start.Character)
+		}
+		var other *replay.Range
+		if b.Other != nil {
+			other = &b.Other.Range
+		}
+		lines = append(lines, bugLine(b.Kind, b.Range, other, steps))
+	}
+	return lines
+}
+
+// serverBugs are the bugs the server's latest diagnostics of u show, as
+// bugLines in their order, each trace from weft.trace.
+func serverBugs(t *testing.T, c *testClient, u uri.URI) []string {
+	t.Helper()
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	var lines []string
+	for _, d := range p.diags {
+		var data bugData
+		if len(d.Data) == 0 || json.Unmarshal(d.Data, &data) != nil || data.BugID == "" {
+			continue // a static diagnostic
+		}
+		res, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdTrace, Arguments: []protocol.LSPAny{rawJSON(string(u)), rawJSON(data.BugID)}})
+		if err != nil {
+			t.Fatalf("weft.trace %s: %v", data.BugID, err)
+		}
+		var tr replay.Document
+		if err := json.Unmarshal(res, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if data.Steps != len(tr.Steps) {
+			t.Errorf("bug %s: the diagnostic says %d steps, weft.trace gives %d", data.BugID, data.Steps, len(tr.Steps))
+		}
+		steps := make([]string, len(tr.Steps))
+		for i, st := range tr.Steps {
+			steps[i] = fmt.Sprintf("%s@%d:%d", st.Thread, st.Range.Start.Line, st.Range.Start.Character)
+		}
+		var other *replay.Range
+		for _, r := range d.RelatedInformation {
+			if strings.HasPrefix(r.Message, "the other access: ") {
+				o := replay.Range{Start: replay.Position{Line: int(r.Location.Range.Start.Line), Character: int(r.Location.Range.Start.Character)}}
+				other = &o
+			}
+		}
+		rng := replay.Range{Start: replay.Position{Line: int(d.Range.Start.Line), Character: int(d.Range.Start.Character)}}
+		lines = append(lines, bugLine(codeOf(d), rng, other, steps))
+	}
+	return lines
+}
+
+// TestTracesSameAsCLI: for every example, the bugs the server shows once
+// a check is complete, and their traces, are exactly weft check --json's
+// in the same mode: the same set, each with the same (shortest, sliced)
+// trace. Then, asked for a check in another mode (Run optimal now, here
+// sdpor, whose bugs and traces differ from qpor's on fig1_racy), exactly
+// that mode's: nothing of the earlier check stays, not even a shorter
+// trace of the same bug.
+func TestTracesSameAsCLI(t *testing.T) {
+	bin := buildWeft(t)
+	paths, err := filepath.Glob("../examples/*.weft")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// cdpor off: its constraints come from z3 in the
+			// background, and the mode of the first check would depend
+			// on when they are ready.
+			c := startServer(t, map[string]any{"idleDelayMs": 0, "cdpor": false, "escalationAlgorithm": string(engine.SDPOR)})
+			u := c.open("m.weft", string(text))
+			complete := func(after int, algo string) status {
+				var st status
+				c.waitFor("a complete check", 60*time.Second, func() bool {
+					for _, s := range c.statuses[min(after, len(c.statuses)):] {
+						if s.URI == u && s.Complete && s.State != stateChecking && (algo == "" || s.Algorithm == algo) {
+							st = s
+							return true
+						}
+					}
+					return false
+				})
+				return st
+			}
+			st := complete(0, "")
+			if got, want := serverBugs(t, c, u), cliBugs(t, bin, path, st.Algorithm, st.K); !slices.Equal(got, want) {
+				t.Errorf("after the %s check, the server shows\n\t%s\nweft check --algo %s shows\n\t%s", st.Algorithm, strings.Join(got, "\n\t"), st.Algorithm, strings.Join(want, "\n\t"))
+			}
+			if examples.LoopsForever(text) {
+				return // checked statefully; an sdpor check can only reach the step bound
+			}
+			c.mu.Lock()
+			n := len(c.statuses)
+			c.mu.Unlock()
+			if _, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdRunOptimal, Arguments: []protocol.LSPAny{rawJSON(string(u))}}); err != nil {
+				t.Fatal(err)
+			}
+			complete(n, string(engine.SDPOR))
+			if got, want := serverBugs(t, c, u), cliBugs(t, bin, path, string(engine.SDPOR), 1); !slices.Equal(got, want) {
+				t.Errorf("after the sdpor check, the server shows\n\t%s\nweft check --algo sdpor shows\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		})
+	}
+}
