@@ -466,7 +466,11 @@ func (d *document) publishLocked() {
 		diags = append(diags, staticDiagnostic(sd))
 	}
 	for _, b := range d.bugs {
-		diags = append(diags, d.bugDiagnostic(b))
+		own := d.bugDiagnostic(b)
+		diags = append(diags, own)
+		if o := d.raceOtherDiagnostic(b, own); o != nil {
+			diags = append(diags, *o)
+		}
 	}
 	_ = d.s.client.PublishDiagnostics(d.ctx, &protocol.PublishDiagnosticsParams{
 		URI: d.uri, Version: protocol.NewOptional(snap.version), Diagnostics: diags,
@@ -508,6 +512,10 @@ type bugData struct {
 	BugID   string `json:"bugId"`
 	Version int32  `json:"version"`
 	Steps   int    `json:"steps"`
+	// OtherSide marks the diagnostic on a data race's other access
+	// (raceOtherDiagnostic); the bug's own is on the access it is
+	// reported at.
+	OtherSide bool `json:"otherSide,omitempty"`
 }
 
 func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
@@ -561,6 +569,37 @@ func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
 	}
 }
 
+// raceOtherDiagnostic is the diagnostic of a data race's other access,
+// so that both accesses have a squiggle: the same severity, code and
+// bug id (its code action and a replay from its line find the race), a
+// message naming the race and the access it is reported at, which its
+// related information points to. Nil for another bug, and for a race
+// whose two accesses are one statement (two instances of a thread),
+// which its own diagnostic marks already.
+func (d *document) raceOtherDiagnostic(b *bugReport, own protocol.Diagnostic) *protocol.Diagnostic {
+	if b.kind != engine.BugDataRace || b.other == nil || b.other.Range == b.rng {
+		return nil
+	}
+	line := b.rng.Start.Line + 1
+	msg := fmt.Sprintf("%s (the other access: line %d, by %s)", b.message, line, b.thread)
+	if race, rest, ok := strings.Cut(b.message, ": "); ok {
+		msg = fmt.Sprintf("%s with %s at line %d: %s", race, b.thread, line, rest)
+	}
+	msg += fmt.Sprintf(" (counterexample: %s)", plural(len(b.schedule), "step"))
+	return &protocol.Diagnostic{
+		Range:    toRange(b.other.Range),
+		Severity: own.Severity,
+		Code:     own.Code,
+		Source:   own.Source,
+		Message:  protocol.String(msg),
+		RelatedInformation: []protocol.DiagnosticRelatedInformation{{
+			Location: protocol.Location{URI: d.uri, Range: toRange(b.rng)},
+			Message:  fmt.Sprintf("the other access, by %s, where the race is reported (its diagnostic lists the steps)", b.thread),
+		}},
+		Data: rawJSON(bugData{BugID: b.id, Version: b.snap.version, Steps: len(b.schedule), OtherSide: true}),
+	}
+}
+
 // CodeLens answers the lenses of a document: the status and its actions
 // at the top, a replay above each bug.
 func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
@@ -601,3 +640,4 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	}
 	return lenses, nil
 }
+

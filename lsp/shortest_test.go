@@ -84,8 +84,8 @@ func serverBugs(t *testing.T, c *testClient, u uri.URI) []string {
 	var lines []string
 	for _, d := range p.diags {
 		var data bugData
-		if len(d.Data) == 0 || json.Unmarshal(d.Data, &data) != nil || data.BugID == "" {
-			continue // a static diagnostic
+		if len(d.Data) == 0 || json.Unmarshal(d.Data, &data) != nil || data.BugID == "" || data.OtherSide {
+			continue // a static diagnostic, or a race's other access
 		}
 		res, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdTrace, Arguments: []protocol.LSPAny{rawJSON(string(u)), rawJSON(data.BugID)}})
 		if err != nil {
@@ -170,5 +170,82 @@ func TestTracesSameAsCLI(t *testing.T) {
 				t.Errorf("after the sdpor check, the server shows\n\t%s\nweft check --algo sdpor shows\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 			}
 		})
+	}
+}
+
+// TestRaceBothSides: a data race has a diagnostic on each access. On
+// fig1_racy, master's `x[i] = 0` (line 33) and writer's `x[i] = 7` (line
+// 17) both carry a data-race warning; the diagnostic of a race's other
+// access names the race and the access it is reported at, points to it,
+// and offers the race's counterexample.
+func TestRaceBothSides(t *testing.T) {
+	text := readExample(t, "fig1_racy.weft")
+	c := startServer(t, map[string]any{"idleDelayMs": 0, "cdpor": false})
+	u := c.open("fig1_racy.weft", text)
+	c.waitFor("a complete check", 60*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Complete && st.State == stateBugs
+	})
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	raceLines := map[uint32]bool{}
+	others := 0
+	own := map[string]protocol.Diagnostic{} // the bugs' own diagnostics, by id
+	for _, d := range p.diags {
+		var data bugData
+		if json.Unmarshal(d.Data, &data) == nil && !data.OtherSide {
+			own[data.BugID] = d
+		}
+	}
+	for _, d := range p.diags {
+		if codeOf(d) != string(engine.BugDataRace) {
+			continue
+		}
+		raceLines[d.Range.Start.Line] = true
+		if d.Severity != protocol.DiagnosticSeverityWarning {
+			t.Errorf("a race diagnostic at line %d has severity %v, want warning", d.Range.Start.Line+1, d.Severity)
+		}
+		var data bugData
+		if err := json.Unmarshal(d.Data, &data); err != nil || data.BugID == "" {
+			t.Fatalf("a race diagnostic without its bug: %s", d.Data)
+		}
+		if !data.OtherSide {
+			continue
+		}
+		others++
+		o, ok := own[data.BugID]
+		if !ok {
+			t.Fatalf("the other side of bug %s, but not its own diagnostic", data.BugID)
+		}
+		thread := map[uint32]string{16: "writer[0]", 33: "master"}[o.Range.Start.Line]
+		msg := messageOf(d)
+		if want := fmt.Sprintf("data race on x[0] with %s at line %d: ", thread, o.Range.Start.Line+1); !strings.HasPrefix(msg, want) || !strings.Contains(msg, "counterexample: ") {
+			t.Errorf("the other side's message %q does not name the race and where it is reported (%q)", msg, want)
+		}
+		if len(d.RelatedInformation) == 0 || d.RelatedInformation[0].Location.Range != o.Range || !strings.Contains(d.RelatedInformation[0].Message, "other access") {
+			t.Errorf("the other side's related information %+v does not point to the race's own diagnostic at %+v", d.RelatedInformation, o.Range)
+		}
+		acts, err := c.server.CodeAction(context.Background(), &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: d.Range})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, a := range acts {
+			if ca, ok := a.(*protocol.CodeAction); ok && len(ca.Command.Arguments) == 2 && strings.Contains(string(ca.Command.Arguments[1]), data.BugID) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no code action for bug %s on its other access at line %d: %+v", data.BugID, d.Range.Start.Line+1, acts)
+		}
+	}
+	for _, line := range []uint32{16, 32} { // 0-based: lines 17 and 33
+		if !raceLines[line] {
+			t.Errorf("no data-race diagnostic at line %d; race lines (0-based): %v", line+1, raceLines)
+		}
+	}
+	if others == 0 {
+		t.Errorf("no diagnostic on a race's other access")
 	}
 }

@@ -150,6 +150,8 @@ export interface BugDiagnosticData {
   bugId: string;
   version: number;
   steps: number;
+  /** The diagnostic of a data race's other access (the race is reported at the first). */
+  otherSide?: boolean;
 }
 
 /** The custom event `weft dap` sends before each stop. */
