@@ -625,14 +625,15 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	case st.State != stateErrors && !st.Complete: // a complete check, in any mode, leaves nothing to explore
 		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Run optimal now", Command: cmdRunOptimal, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
 	}
-	for _, b := range d.bugs {
+	titles := lensTitles(d.bugs)
+	for i, b := range d.bugs {
 		if b.snap.version != d.version {
 			continue
 		}
 		lenses = append(lenses, protocol.CodeLens{
 			Range: toRange(source.Range{Start: b.rng.Start, End: b.rng.Start}),
 			Command: protocol.Command{
-				Title:     fmt.Sprintf("Replay counterexample (%s)", plural(len(b.schedule), "step")),
+				Title:     titles[i],
 				Command:   cmdReplay,
 				Arguments: []protocol.LSPAny{arg(string(d.uri)), arg(b.id)},
 			},
@@ -641,3 +642,73 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	return lenses, nil
 }
 
+// lensTitles are the titles of the replay lenses of bugs, each naming
+// its bug so that two lenses on one line can be told apart: "Replay: race on x[0] with master (6 steps)", "Replay:
+// assertion 'master's write survives' (9 steps)", "Replay: deadlock (4
+// steps)". Two races on one line with the same other thread add the
+// other access's line.
+func lensTitles(bugs []*bugReport) []string {
+	titles := make([]string, len(bugs))
+	seen := map[string]int{} // line and title: how many
+	for i, b := range bugs {
+		titles[i] = bugWords(b, false)
+		seen[fmt.Sprintf("%d|%s", b.rng.Start.Line, titles[i])]++
+	}
+	for i, b := range bugs {
+		if b.other != nil && seen[fmt.Sprintf("%d|%s", b.rng.Start.Line, titles[i])] > 1 {
+			titles[i] = bugWords(b, true)
+		}
+	}
+	for i, b := range bugs {
+		titles[i] = fmt.Sprintf("Replay: %s (%s)", titles[i], plural(len(b.schedule), "step"))
+	}
+	return titles
+}
+
+// maxLensWords bounds the part of a lens title taken from a bug's
+// message (an assertion's text, a runtime error), in characters.
+const maxLensWords = 48
+
+// bugWords names a bug briefly, for its lens: "race on x[0] with
+// master" (withLine: "… with master at line 34"), "assertion 'master's
+// write survives'", "deadlock", "step bound", a runtime error's message.
+func bugWords(b *bugReport, withLine bool) string {
+	switch b.kind {
+	case engine.BugDataRace:
+		race, _, ok := strings.Cut(b.message, ": ")
+		race = strings.TrimPrefix(race, "data ")
+		if !ok || !strings.HasPrefix(race, "race") {
+			race = "data race"
+		}
+		if b.other == nil {
+			return race
+		}
+		w := fmt.Sprintf("%s with %s", race, b.other.Thread)
+		if withLine {
+			w += fmt.Sprintf(" at line %d", b.other.Range.Start.Line+1)
+		}
+		return w
+	case engine.BugAssertion:
+		msg := b.message
+		if m, ok := strings.CutPrefix(msg, "assertion "); ok {
+			if m, ok := strings.CutSuffix(m, " failed"); ok {
+				msg = m // an assert without a message: its condition
+			}
+		}
+		return "assertion '" + shorten(msg) + "'"
+	case engine.BugDeadlock:
+		return "deadlock"
+	case engine.BugStepBound:
+		return "step bound"
+	}
+	return shorten(b.message)
+}
+
+// shorten cuts s to maxLensWords characters, with an ellipsis.
+func shorten(s string) string {
+	r := []rune(s)
+	if len(r) <= maxLensWords {
+		return s
+	}
+	return strings.TrimSpace(string(r[:maxLensWords-1])) + "…"
+}
