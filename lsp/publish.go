@@ -296,6 +296,10 @@ type bugReport struct {
 	other      *engine.RaceSide
 	schedule   []int32
 	replayOpts engine.ReplayOptions // the local budget, the choices and options it replays with
+	// fullSchedule and fullChoices are the whole execution schedule was
+	// sliced from (engine.Bug.FullSchedule), nil when not sliced: what
+	// weft.trace gives with "allSteps".
+	fullSchedule, fullChoices []int32
 	// The first step and the last maxRelatedSteps of its trace (all of
 	// it in head when it is short): what its diagnostic lists.
 	head, tail []engine.TraceStep
@@ -373,6 +377,12 @@ func newBugReport(snap *snapshot, b *engine.Bug, stateful string) *bugReport {
 		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
 	}
 	r.head, r.tail, r.traceErr = b.TraceEnds(1, maxRelatedSteps)
+	if b.FullSchedule != nil {
+		r.fullSchedule = append([]int32(nil), b.FullSchedule...)
+		if b.FullChoices != nil {
+			r.fullChoices = append([]int32(nil), b.FullChoices...)
+		}
+	}
 	r.replayOpts.Choices = append([]int32(nil), b.Choices...)
 	if b.Choices == nil {
 		r.replayOpts.Choices = nil

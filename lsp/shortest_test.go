@@ -249,3 +249,64 @@ func TestRaceBothSides(t *testing.T) {
 		t.Errorf("no diagnostic on a race's other access")
 	}
 }
+
+// TestTraceAllSteps: weft.trace gives a bug's causal slice, saying how
+// long the whole execution is (fullSteps), and with "allSteps" the whole
+// execution (Bug.Full), marked allSteps, ending at the same failing
+// step; any other third argument is refused.
+func TestTraceAllSteps(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0, "cdpor": false})
+	u := c.open("fig1_racy.weft", readExample(t, "fig1_racy.weft"))
+	c.waitFor("a complete check", 60*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.Complete && st.State == stateBugs
+	})
+	c.mu.Lock()
+	p, _ := c.latestDiags(u)
+	c.mu.Unlock()
+	var id string
+	for _, d := range p.diags {
+		var data bugData
+		if codeOf(d) == string(engine.BugAssertion) && json.Unmarshal(d.Data, &data) == nil {
+			id = data.BugID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no assertion diagnostic: %+v", p.diags)
+	}
+	trace := func(args ...string) (replay.Document, error) {
+		params := &protocol.ExecuteCommandParams{Command: cmdTrace}
+		for _, a := range append([]string{string(u), id}, args...) {
+			params.Arguments = append(params.Arguments, rawJSON(a))
+		}
+		var doc replay.Document
+		res, err := c.server.ExecuteCommand(context.Background(), params)
+		if err == nil {
+			err = json.Unmarshal(res, &doc)
+		}
+		return doc, err
+	}
+	slice, err := trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := trace(traceAllSteps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// qpor's assertion of fig1_racy: 7 of 15 steps (weft check --algo qpor).
+	if len(slice.Steps) != 7 || slice.FullSteps != 15 || slice.AllSteps {
+		t.Errorf("the slice: %d steps, fullSteps %d, allSteps %v; want 7, 15, false", len(slice.Steps), slice.FullSteps, slice.AllSteps)
+	}
+	if len(full.Steps) != 15 || full.FullSteps != 0 || !full.AllSteps || full.BugID != id {
+		t.Errorf("all steps: %d steps, fullSteps %d, allSteps %v, bug %q; want 15, 0, true, %q", len(full.Steps), full.FullSteps, full.AllSteps, full.BugID, id)
+	}
+	if len(full.Steps) > 0 && len(slice.Steps) > 0 {
+		if a, b := full.Steps[len(full.Steps)-1], slice.Steps[len(slice.Steps)-1]; a.Event.Kind != "stop" || a.Thread != b.Thread || a.Range != b.Range {
+			t.Errorf("the whole execution ends at %+v, the slice at %+v", a, b)
+		}
+	}
+	if _, err := trace("everything"); err == nil || !strings.Contains(err.Error(), traceAllSteps) {
+		t.Errorf("a third argument other than %q: %v, want an error naming it", traceAllSteps, err)
+	}
+}
