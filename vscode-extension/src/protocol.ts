@@ -143,6 +143,10 @@ export interface TraceDocument {
   sourceSha256?: string;
   /** The thread at fault. */
   thread?: string;
+  /** When steps are the bug's causal slice: the length of the whole execution. */
+  fullSteps?: number;
+  /** The whole execution, asked for with weft.trace's "allSteps". */
+  allSteps?: boolean;
 }
 
 /** The data of a bug's diagnostic. */
