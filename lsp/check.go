@@ -335,7 +335,7 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 			defer mu.Unlock()
 			if set.reports(string(b.Kind)) {
 				streamed[engineBugKey(b)] = true
-				d.addBug(snap, b, false, p.stateful)
+				d.streamBug(snap, b, p.stateful)
 			}
 		},
 		OnProgress: func(stats engine.Stats) {
@@ -359,29 +359,20 @@ func (d *document) explore(ctx context.Context, snap *snapshot, p *plan) (*engin
 	}
 	d.results.setIndependence(snap.version, res.Independence)
 	d.endProgress(token, res)
-	// The final bugs replace those streamed in: their traces are the
-	// canonical ones (the shortest found), and when there were more than
-	// the engine keeps, they are the first in canonical order, which a
-	// bug streamed in early may not be.
-	final := map[string]bool{}
+	// The check's Result is the word on its bugs: each bug it keeps is
+	// shown with the Result's trace (the shortest slice, ties broken
+	// canonically: what weft check shows), replacing the one streamed in
+	// or found by an earlier check, and a complete check's list replaces
+	// the document's whole (see settleBugs).
+	var final []*bugReport
 	for _, b := range res.Bugs {
 		if set.reports(string(b.Kind)) {
-			final[engineBugKey(b)] = true
-			d.addBug(snap, b, true, p.stateful)
+			final = append(final, newBugReport(snap, b, p.stateful))
 		}
 	}
-	if len(res.Omitted) > 0 {
-		mu.Lock()
-		d.dropStreamed(snap, streamed, final)
-		mu.Unlock()
-	}
-	if res.Algorithm == engine.Stateful && res.Complete {
-		// The stateful verdict replaces the step-bound alarms of the
-		// stateless checks before it: a loop that comes back to a state
-		// it was in is no bug, and a step-bound bug the stateful check
-		// still finds is in final.
-		d.dropStepBound(snap, final)
-	}
+	mu.Lock()
+	d.settleBugs(snap, final, res.Complete, streamed)
+	mu.Unlock()
 	d.publishBugs(snap)
 	return res, nil
 }

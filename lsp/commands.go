@@ -40,7 +40,14 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		if err := need(2); err != nil {
 			return nil, err
 		}
-		tr, err := s.trace(ctx, uri.URI(args[0]), args[1])
+		all := false
+		switch {
+		case len(args) == 3 && args[2] == traceAllSteps:
+			all = true
+		case len(args) > 2:
+			return nil, invalidParams("%s takes the document's uri, the bug id and optionally %q (the whole execution, not the bug's causal slice); got %d arguments", params.Command, traceAllSteps, len(args))
+		}
+		tr, err := s.trace(ctx, uri.URI(args[0]), args[1], all)
 		if err != nil {
 			return nil, err
 		}
@@ -86,9 +93,15 @@ func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
 }
 
+// traceAllSteps, as weft.trace's third argument, asks for the whole
+// execution of a bug instead of its causal slice ("show all steps").
+const traceAllSteps = "allSteps"
+
 // trace is what weft.trace answers: the counterexample document of
-// package replay for bug id of the document at u.
-func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Document, error) {
+// package replay for bug id of the document at u: the bug's causal
+// slice, or with all the whole execution it was sliced from
+// (engine.Bug.Full; the slice itself when nothing was left out).
+func (s *Server) trace(ctx context.Context, u uri.URI, id string, all bool) (*replay.Document, error) {
 	d := s.doc(u)
 	if d == nil {
 		return nil, errNoDocument(u)
@@ -106,7 +119,11 @@ func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Docum
 	}
 	bug := &engine.Bug{Kind: b.kind, Message: b.message, Thread: b.thread, Range: b.rng, Other: b.other,
 		Schedule: b.schedule, Choices: b.replayOpts.Choices, LocalBudget: b.replayOpts.LocalBudget,
-		NoSpinWait: b.replayOpts.NoSpinWait, SpuriousWakeups: b.replayOpts.SpuriousWakeups}
+		NoSpinWait: b.replayOpts.NoSpinWait, SpuriousWakeups: b.replayOpts.SpuriousWakeups,
+		FullSchedule: b.fullSchedule, FullChoices: b.fullChoices}
+	if all {
+		bug = bug.Full()
+	}
 	out, err := replay.Build(ctx, b.snap.loaded.Exec, bug, replay.Options{ArrayLimit: traceArrayLimit, MaxStateSteps: maxStateSteps})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -114,7 +131,7 @@ func (s *Server) trace(ctx context.Context, u uri.URI, id string) (*replay.Docum
 	case err != nil:
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
-	out.URI, out.Version, out.BugID = string(u), b.snap.version, b.id
+	out.URI, out.Version, out.BugID, out.AllSteps = string(u), b.snap.version, b.id, all
 	out.SourceSHA256 = replay.SourceHash(b.snap.text)
 	if u.Scheme() == "file" {
 		out.File = u.FsPath()

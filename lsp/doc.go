@@ -94,7 +94,12 @@
 // Diagnostics with stable codes (the analysis's, and assertion, deadlock,
 // data-race, runtime-error, step-bound), source "weft", a data race as a
 // warning, related information for the other racing access and the
-// trace's last steps, and data {bugId, version, steps}. The custom
+// trace's last steps, and data {bugId, version, steps}; the other access
+// of a race has a diagnostic of its own too (same code, severity and
+// bugId, data otherSide). The bugs and traces are those of the check's
+// engine.Result (each the shortest slice found, as weft check shows it):
+// bugs streamed in while a check runs (OnBug) are replaced when it ends,
+// and a complete check's list replaces the document's whole (settleBugs). The custom
 // notification weft/status (see status) on every change of state, to a
 // client that opts in with the experimental capability weftStatus (the
 // server's only custom notification: no other client gets one), and the
@@ -105,12 +110,14 @@
 // checks escalate). A code lens or inlay hint asked for after an edit
 // shows nothing of the older version (the status lens says Checking…
 // until the new version's check reports), and an edit sends
-// codeLens/inlayHint refresh. Code lenses "Replay
-// counterexample (N steps)" (command weft.replay), "Run optimal now"
+// codeLens/inlayHint refresh. Code lenses "Replay: race on x[0] with
+// master (N steps)" naming each bug (command weft.replay), "Run optimal now"
 // (until a check is complete), "Stop"; the code action "Show
 // counterexample (N steps)" on a bug's diagnostic (weft.replay too).
 // Commands weft.trace / weft.replay (package replay's
-// counterexample document: each step, its event, the state after it;
+// counterexample document: each step, its event, the state after it; of
+// the bug's causal slice, or with a third argument "allSteps" of the
+// whole execution;
 // weft.replay, for a client without the experimental capability
 // weftReplay, also writes the counterexample as text to the cache
 // directory and asks the client to show it: showreplay.go),

@@ -200,7 +200,7 @@ func TestNeovim(t *testing.T) {
 	}
 
 	// Code lenses: the status at the top, a replay above each bug.
-	replayTitle := regexp.MustCompile(`^Replay counterexample \((\d+) steps?\)$`)
+	replayTitle := regexp.MustCompile(`^Replay: .+ \((\d+) steps?\)$`)
 	lensAt := map[int][]string{}
 	for _, l := range r.Lenses {
 		lensAt[l.Line] = append(lensAt[l.Line], l.Title)

@@ -296,6 +296,10 @@ type bugReport struct {
 	other      *engine.RaceSide
 	schedule   []int32
 	replayOpts engine.ReplayOptions // the local budget, the choices and options it replays with
+	// fullSchedule and fullChoices are the whole execution schedule was
+	// sliced from (engine.Bug.FullSchedule), nil when not sliced: what
+	// weft.trace gives with "allSteps".
+	fullSchedule, fullChoices []int32
 	// The first step and the last maxRelatedSteps of its trace (all of
 	// it in head when it is short): what its diagnostic lists.
 	head, tail []engine.TraceStep
@@ -317,56 +321,68 @@ func reportKey(kind engine.BugKind, rng source.Range, other *engine.RaceSide) st
 	return k
 }
 
-// dropStreamed removes the bugs of snap streamed in by a check (keys
-// streamed) that its final list (keys final) does not keep: with more
-// distinct bugs than the engine keeps, a bug streamed in early may give
-// its place to one that comes before it in the canonical order.
-func (d *document) dropStreamed(snap *snapshot, streamed, final map[string]bool) {
+// settleBugs makes the bugs of snap those of a check's Result (final,
+// in the Result's order, with its traces), keeping the ids of the bugs
+// already shown under the same key so that a lens or a trace asked for
+// by id still finds them. After a complete check the list is exactly
+// final: a bug of an earlier check (another mode, which may name a race
+// by its other access, or a step-bound alarm of a stateless check that a
+// stateful one explored round its cycle) or one streamed in that the
+// Result does not keep (with more bugs than the engine keeps, a bug
+// streamed in early may give its place to one before it in canonical
+// order) is not shown. After an incomplete one, the bugs of earlier
+// checks it did not reach stay, after final's; those it streamed in and
+// did not keep go. d.mu is not held.
+func (d *document) settleBugs(snap *snapshot, final []*bugReport, complete bool, streamed map[string]bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.version != snap.version || d.snap != snap {
+	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
 		return
 	}
-	kept := d.bugs[:0]
+	old := make(map[string]*bugReport, len(d.bugs))
 	for _, b := range d.bugs {
-		if k := b.key(); !streamed[k] || final[k] {
-			kept = append(kept, b)
+		old[b.key()] = b
+	}
+	kept := make([]*bugReport, 0, len(final)+len(d.bugs))
+	inFinal := make(map[string]bool, len(final))
+	for _, r := range final {
+		k := r.key()
+		if inFinal[k] {
+			continue
+		}
+		inFinal[k] = true
+		if o := old[k]; o != nil {
+			r.id = o.id
+		} else {
+			r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
+		}
+		kept = append(kept, r)
+	}
+	if !complete {
+		for _, b := range d.bugs {
+			if k := b.key(); !inFinal[k] && !streamed[k] {
+				kept = append(kept, b)
+			}
 		}
 	}
-	clear(d.bugs[len(kept):])
 	d.bugs = kept
+	d.s.refreshLenses()
 }
 
-// dropStepBound removes the step-bound bugs of snap that a complete
-// stateful check's final list (keys final) does not have: found by the
-// stateless checks before it, they were loops the stateful check
-// explored round their cycle.
-func (d *document) dropStepBound(snap *snapshot, final map[string]bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.version != snap.version || d.snap != snap {
-		return
-	}
-	kept := d.bugs[:0]
-	for _, b := range d.bugs {
-		if b.kind != engine.BugStepBound || final[b.key()] {
-			kept = append(kept, b)
-		}
-	}
-	clear(d.bugs[len(kept):])
-	d.bugs = kept
-}
-
-// addBug records a bug of snap (if snap is still current) and publishes
-// it soon (publishSoonLocked). final marks the exploration's own list,
-// whose traces replace those streamed in; the caller publishes once
-// after the list (publishBugs).
-func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful string) {
+// newBugReport copies bug b of snap out of the engine's report, with the
+// ends of its trace; its id is set when it is recorded.
+func newBugReport(snap *snapshot, b *engine.Bug, stateful string) *bugReport {
 	r := &bugReport{
 		snap: snap, kind: b.Kind, message: b.Message, thread: b.Thread, rng: b.Range, stateful: stateful,
 		schedule: append([]int32(nil), b.Schedule...), replayOpts: b.ReplayOptions(),
 	}
 	r.head, r.tail, r.traceErr = b.TraceEnds(1, maxRelatedSteps)
+	if b.FullSchedule != nil {
+		r.fullSchedule = append([]int32(nil), b.FullSchedule...)
+		if b.FullChoices != nil {
+			r.fullChoices = append([]int32(nil), b.FullChoices...)
+		}
+	}
 	r.replayOpts.Choices = append([]int32(nil), b.Choices...)
 	if b.Choices == nil {
 		r.replayOpts.Choices = nil
@@ -375,6 +391,15 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful st
 		o := *b.Other
 		r.other = &o
 	}
+	return r
+}
+
+// streamBug records a bug of snap a running check reported (if snap is
+// still current) and publishes it soon (publishSoonLocked). A bug shown
+// already under the same key keeps its place unless this trace is
+// shorter; the check's Result settles both (settleBugs).
+func (d *document) streamBug(snap *snapshot, b *engine.Bug, stateful string) {
+	r := newBugReport(snap, b, stateful)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.version != snap.version || d.snap != snap || d.ctx.Err() != nil {
@@ -382,18 +407,17 @@ func (d *document) addBug(snap *snapshot, b *engine.Bug, final bool, stateful st
 	}
 	for i, old := range d.bugs {
 		if old.key() == r.key() {
-			if final && len(r.schedule) <= len(old.schedule) {
+			if len(r.schedule) < len(old.schedule) {
 				r.id = old.id
 				d.bugs[i] = r
+				d.publishSoonLocked()
 			}
 			return
 		}
 	}
 	r.id = "bug-" + strconv.FormatInt(d.s.nextID.Add(1), 10)
 	d.bugs = append(d.bugs, r)
-	if !final {
-		d.publishSoonLocked()
-	}
+	d.publishSoonLocked()
 	d.s.refreshLenses()
 }
 
@@ -452,7 +476,11 @@ func (d *document) publishLocked() {
 		diags = append(diags, staticDiagnostic(sd))
 	}
 	for _, b := range d.bugs {
-		diags = append(diags, d.bugDiagnostic(b))
+		own := d.bugDiagnostic(b)
+		diags = append(diags, own)
+		if o := d.raceOtherDiagnostic(b, own); o != nil {
+			diags = append(diags, *o)
+		}
 	}
 	_ = d.s.client.PublishDiagnostics(d.ctx, &protocol.PublishDiagnosticsParams{
 		URI: d.uri, Version: protocol.NewOptional(snap.version), Diagnostics: diags,
@@ -494,6 +522,10 @@ type bugData struct {
 	BugID   string `json:"bugId"`
 	Version int32  `json:"version"`
 	Steps   int    `json:"steps"`
+	// OtherSide marks the diagnostic on a data race's other access
+	// (raceOtherDiagnostic); the bug's own is on the access it is
+	// reported at.
+	OtherSide bool `json:"otherSide,omitempty"`
 }
 
 func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
@@ -547,6 +579,37 @@ func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
 	}
 }
 
+// raceOtherDiagnostic is the diagnostic of a data race's other access,
+// so that both accesses have a squiggle: the same severity, code and
+// bug id (its code action and a replay from its line find the race), a
+// message naming the race and the access it is reported at, which its
+// related information points to. Nil for another bug, and for a race
+// whose two accesses are one statement (two instances of a thread),
+// which its own diagnostic marks already.
+func (d *document) raceOtherDiagnostic(b *bugReport, own protocol.Diagnostic) *protocol.Diagnostic {
+	if b.kind != engine.BugDataRace || b.other == nil || b.other.Range == b.rng {
+		return nil
+	}
+	line := b.rng.Start.Line + 1
+	msg := fmt.Sprintf("%s (the other access: line %d, by %s)", b.message, line, b.thread)
+	if race, rest, ok := strings.Cut(b.message, ": "); ok {
+		msg = fmt.Sprintf("%s with %s at line %d: %s", race, b.thread, line, rest)
+	}
+	msg += fmt.Sprintf(" (counterexample: %s)", plural(len(b.schedule), "step"))
+	return &protocol.Diagnostic{
+		Range:    toRange(b.other.Range),
+		Severity: own.Severity,
+		Code:     own.Code,
+		Source:   own.Source,
+		Message:  protocol.String(msg),
+		RelatedInformation: []protocol.DiagnosticRelatedInformation{{
+			Location: protocol.Location{URI: d.uri, Range: toRange(b.rng)},
+			Message:  fmt.Sprintf("the other access, by %s, where the race is reported (its diagnostic lists the steps)", b.thread),
+		}},
+		Data: rawJSON(bugData{BugID: b.id, Version: b.snap.version, Steps: len(b.schedule), OtherSide: true}),
+	}
+}
+
 // CodeLens answers the lenses of a document: the status and its actions
 // at the top, a replay above each bug.
 func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
@@ -572,18 +635,90 @@ func (s *Server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	case st.State != stateErrors && !st.Complete: // a complete check, in any mode, leaves nothing to explore
 		lenses = append(lenses, protocol.CodeLens{Range: top, Command: protocol.Command{Title: "Run optimal now", Command: cmdRunOptimal, Arguments: []protocol.LSPAny{arg(string(d.uri))}}})
 	}
-	for _, b := range d.bugs {
+	titles := lensTitles(d.bugs)
+	for i, b := range d.bugs {
 		if b.snap.version != d.version {
 			continue
 		}
 		lenses = append(lenses, protocol.CodeLens{
 			Range: toRange(source.Range{Start: b.rng.Start, End: b.rng.Start}),
 			Command: protocol.Command{
-				Title:     fmt.Sprintf("Replay counterexample (%s)", plural(len(b.schedule), "step")),
+				Title:     titles[i],
 				Command:   cmdReplay,
 				Arguments: []protocol.LSPAny{arg(string(d.uri)), arg(b.id)},
 			},
 		})
 	}
 	return lenses, nil
+}
+
+// lensTitles are the titles of the replay lenses of bugs, each naming
+// its bug so that two lenses on one line can be told apart: "Replay: race on x[0] with master (6 steps)", "Replay:
+// assertion 'master's write survives' (9 steps)", "Replay: deadlock (4
+// steps)". Two races on one line with the same other thread add the
+// other access's line.
+func lensTitles(bugs []*bugReport) []string {
+	titles := make([]string, len(bugs))
+	seen := map[string]int{} // line and title: how many
+	for i, b := range bugs {
+		titles[i] = bugWords(b, false)
+		seen[fmt.Sprintf("%d|%s", b.rng.Start.Line, titles[i])]++
+	}
+	for i, b := range bugs {
+		if b.other != nil && seen[fmt.Sprintf("%d|%s", b.rng.Start.Line, titles[i])] > 1 {
+			titles[i] = bugWords(b, true)
+		}
+	}
+	for i, b := range bugs {
+		titles[i] = fmt.Sprintf("Replay: %s (%s)", titles[i], plural(len(b.schedule), "step"))
+	}
+	return titles
+}
+
+// maxLensWords bounds the part of a lens title taken from a bug's
+// message (an assertion's text, a runtime error), in characters.
+const maxLensWords = 48
+
+// bugWords names a bug briefly, for its lens: "race on x[0] with
+// master" (withLine: "… with master at line 34"), "assertion 'master's
+// write survives'", "deadlock", "step bound", a runtime error's message.
+func bugWords(b *bugReport, withLine bool) string {
+	switch b.kind {
+	case engine.BugDataRace:
+		race, _, ok := strings.Cut(b.message, ": ")
+		race = strings.TrimPrefix(race, "data ")
+		if !ok || !strings.HasPrefix(race, "race") {
+			race = "data race"
+		}
+		if b.other == nil {
+			return race
+		}
+		w := fmt.Sprintf("%s with %s", race, b.other.Thread)
+		if withLine {
+			w += fmt.Sprintf(" at line %d", b.other.Range.Start.Line+1)
+		}
+		return w
+	case engine.BugAssertion:
+		msg := b.message
+		if m, ok := strings.CutPrefix(msg, "assertion "); ok {
+			if m, ok := strings.CutSuffix(m, " failed"); ok {
+				msg = m // an assert without a message: its condition
+			}
+		}
+		return "assertion '" + shorten(msg) + "'"
+	case engine.BugDeadlock:
+		return "deadlock"
+	case engine.BugStepBound:
+		return "step bound"
+	}
+	return shorten(b.message)
+}
+
+// shorten cuts s to maxLensWords characters, with an ellipsis.
+func shorten(s string) string {
+	r := []rune(s)
+	if len(r) <= maxLensWords {
+		return s
+	}
+	return strings.TrimSpace(string(r[:maxLensWords-1])) + "…"
 }

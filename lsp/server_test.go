@@ -155,7 +155,7 @@ func TestBugThenFix(t *testing.T) {
 	}
 	var replayLens *protocol.CodeLens
 	for i, l := range lenses {
-		if strings.HasPrefix(l.Command.Title, "Replay counterexample (") && l.Range.Start.Line == 18 {
+		if strings.HasPrefix(l.Command.Title, "Replay: assertion ") && l.Range.Start.Line == 18 {
 			replayLens = &lenses[i]
 		}
 	}

@@ -179,15 +179,23 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		if b.snap.version != d.version {
 			continue
 		}
-		r := toRange(b.rng)
-		if !named[b.id] && !overlaps(r, params.Range) {
+		own := d.bugDiagnostic(b)
+		diags := []protocol.Diagnostic{own}
+		on := overlaps(own.Range, params.Range)
+		if o := d.raceOtherDiagnostic(b, own); o != nil {
+			// The race's other access has its own diagnostic, with
+			// the bug's id: the action is offered there too.
+			diags = append(diags, *o)
+			on = on || overlaps(o.Range, params.Range)
+		}
+		if !named[b.id] && !on {
 			continue
 		}
 		title := fmt.Sprintf("Show counterexample (%s)", plural(len(b.schedule), "step"))
 		out = append(out, &protocol.CodeAction{
 			Title:       title,
 			Kind:        &quickfix,
-			Diagnostics: []protocol.Diagnostic{d.bugDiagnostic(b)},
+			Diagnostics: diags,
 			Command:     protocol.Command{Title: title, Command: cmdReplay, Arguments: []protocol.LSPAny{rawJSON(string(d.uri)), rawJSON(b.id)}},
 		})
 	}

@@ -122,7 +122,7 @@ func TestNoStaleLenses(t *testing.T) {
 		return st.State == stateBugs && st.Complete
 	})
 	before := codeLensTitles(t, cl, u)
-	if !slices.ContainsFunc(before, func(s string) bool { return strings.HasPrefix(s, "Replay counterexample") }) {
+	if !slices.ContainsFunc(before, func(s string) bool { return strings.HasPrefix(s, "Replay: ") }) {
 		t.Fatalf("lenses before the edit %q: want the replays", before)
 	}
 	cl.mu.Lock()

@@ -52,6 +52,13 @@
 // data race, raceSteps holds the steps of the two unordered accesses
 // (earlier first), when they are found in the trace.
 //
+// The steps are the bug's causal slice when its exploration sliced it
+// (engine.Bug.Sliced): then "fullSteps" is the length of the whole
+// execution it was sliced from, which the document of bug.Full() has
+// step by step; "allSteps": true marks a document its maker built from
+// the whole execution on purpose (the language server's weft.trace with
+// "allSteps"). Both are absent otherwise.
+//
 // Building a document replays the bug's schedule from the initial state
 // (engine.StepStates); it never trusts a trace written elsewhere, so a
 // report whose trace was shortened still gives every step.

@@ -82,6 +82,13 @@ type Document struct {
 	Steps        []Step   `json:"steps"`
 	RaceSteps    []int    `json:"raceSteps,omitempty"`    // a data race's two accesses (1-based steps)
 	StateOmitted bool     `json:"stateOmitted,omitempty"` // the trace is too long for a state per step
+	// FullSteps is, when Steps is the bug's causal slice, the length of
+	// the whole execution it was sliced from (engine.Bug.FullSchedule);
+	// 0 otherwise.
+	FullSteps int `json:"fullSteps,omitempty"`
+	// AllSteps marks the whole execution of a sliced bug, asked for as
+	// such (engine.Bug.Full: "show all steps"); set by the caller.
+	AllSteps bool `json:"allSteps,omitempty"`
 }
 
 // Step is one step and the state right after it.
@@ -126,7 +133,7 @@ func Build(ctx context.Context, prog *engine.Program, bug *engine.Bug, opts Opti
 		return nil, fmt.Errorf("%w: %d steps (at most %d)", ErrTooLong, n, opts.MaxSteps)
 	}
 	doc := &Document{Kind: string(bug.Kind), Message: bug.Message, Range: RangeOf(bug.Range), Thread: bug.Thread,
-		Threads: []string{}, Steps: []Step{}}
+		Threads: []string{}, Steps: []Step{}, FullSteps: len(bug.FullSchedule)}
 	states, err := engine.StepStates(ctx, prog, bug.Schedule, bug.ReplayOptions(), opts.ArrayLimit, opts.MaxStateSteps)
 	switch {
 	case errors.Is(err, engine.ErrTraceTooLong):

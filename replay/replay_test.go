@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,5 +281,52 @@ func TestBuildDeadlockWaits(t *testing.T) {
 				t.Errorf("step %d: %s is %s, waits %q", st.Step, th.Name, th.Status, th.Waits)
 			}
 		}
+	}
+}
+
+// TestBuildSlicedAndFull: the document of a sliced bug says how long the
+// whole execution is (fullSteps); that of bug.Full() has every step of
+// it and no fullSteps.
+func TestBuildSlicedAndFull(t *testing.T) {
+	path := filepath.Join("..", "examples", "fig1_racy.weft")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := lower.Load(path, src).Exec
+	// sdpor's assertion of fig1_racy is 7 of 17 steps (weft check).
+	res, err := engine.Explore(context.Background(), prog, engine.Options{Algorithm: engine.SDPOR})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Bugs, func(b *engine.Bug) bool { return b.Kind == engine.BugAssertion })
+	if i < 0 {
+		t.Fatalf("no assertion in %d bugs", len(res.Bugs))
+	}
+	bug := res.Bugs[i]
+	if !bug.Sliced() {
+		t.Fatalf("fig1_racy's assertion is not sliced (%d steps): the test needs a sliced bug", len(bug.Schedule))
+	}
+	for _, tc := range []struct {
+		name      string
+		bug       *engine.Bug
+		steps     int
+		fullSteps int
+	}{
+		{"slice", bug, len(bug.Schedule), len(bug.FullSchedule)},
+		{"full", bug.Full(), len(bug.FullSchedule), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := Build(context.Background(), prog, tc.bug, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Steps) != tc.steps || doc.FullSteps != tc.fullSteps {
+				t.Errorf("%d steps, fullSteps %d; want %d and %d", len(doc.Steps), doc.FullSteps, tc.steps, tc.fullSteps)
+			}
+			if last := doc.Steps[len(doc.Steps)-1]; last.Event.Kind != "stop" {
+				t.Errorf("the last step %+v is not the failing one", last)
+			}
+		})
 	}
 }

@@ -388,11 +388,11 @@ async function main() {
   await screenshot('status-bar');
   await stItem.screenshot({ path: join(outDir, `${String(shots).padStart(2, '0')}-status-bar-item.png`) });
 
-  stage('the Replay counterexample lens');
+  stage('the Replay lens');
   const lenses = await until(async () => {
-    const ls = (await codeLenses(page)).filter((l) => l.text.startsWith('Replay counterexample'));
+    const ls = (await codeLenses(page)).filter((l) => l.text.startsWith('Replay: '));
     return ls.length >= EXPECT_BUGS ? ls : undefined;
-  }, { timeoutMs: 20_000, msg: async () => `${EXPECT_BUGS} "Replay counterexample" lenses (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})` });
+  }, { timeoutMs: 20_000, msg: async () => `${EXPECT_BUGS} "Replay: …" lenses (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})` });
   // The assertion is the last bug of the file: its lens is the lowest.
   lenses.sort((a, b) => a.y - b.y);
   const lens = lenses[lenses.length - 1];

@@ -15,6 +15,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 
+import { traceArguments } from './allSteps';
 import { fillWeftExperimental } from './capabilities';
 import type { TraceDocument, WeftStatus } from './protocol';
 import { dropTokens, lexicalIndices, weftTokenTypes } from './semanticTokens';
@@ -315,10 +316,10 @@ export function listen(client: LanguageClient, status: StatusBar): vscode.Dispos
   return client.onNotification('weft/status', (st: WeftStatus) => status.update(st));
 }
 
-/** Asks the server for a bug's trace (weft.trace). */
-export async function fetchTrace(client: LanguageClient, uri: vscode.Uri, bugId: string): Promise<TraceDocument> {
+/** Asks the server for a bug's trace (weft.trace): its causal slice, or with allSteps the whole execution. */
+export async function fetchTrace(client: LanguageClient, uri: vscode.Uri, bugId: string, allSteps = false): Promise<TraceDocument> {
   return (await client.sendRequest(ExecuteCommandRequest.type, {
     command: 'weft.trace',
-    arguments: [uri.toString(), bugId],
+    arguments: traceArguments(uri.toString(), bugId, allSteps),
   })) as TraceDocument;
 }

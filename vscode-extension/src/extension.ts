@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 
+import { sameTrace, stepsWords } from './allSteps';
 import { bugAt, bugData, BugRef, distinctBugs } from './bugs';
 import { createClient, explainNoServer, fetchTrace, listen, serverProgram, StatusBar } from './client';
 import { Replays } from './debug';
@@ -24,12 +25,22 @@ class Weft implements vscode.Disposable {
       // The trace view follows the debugger.
       onStep: (session, ev) => {
         const view = TraceViewPanel.panel;
-        if (view && view.document.bugId === ev.bugId && this.replays.active()?.id === session.id) {
+        if (view && view.document.bugId === ev.bugId && this.replays.active()?.id === session.id && this.follows(view.document, session)) {
           view.setCurrentStep(ev.step);
         }
       },
       onEnd: () => TraceViewPanel.panel?.setCurrentStep(0),
     });
+  }
+
+  /**
+   * Whether a trace shown is the one a replay steps through: a slice's
+   * step numbers are not the whole execution's (sameTrace). A replay of
+   * a saved report (no inline trace) replays the slice.
+   */
+  private follows(trace: TraceDocument, session: vscode.DebugSession): boolean {
+    const inline = (session.configuration as { trace?: TraceDocument }).trace;
+    return inline ? sameTrace(trace, inline) : !trace.allSteps;
   }
 
   /** Finds the server program, or explains why there is none. */
@@ -179,14 +190,56 @@ class Weft implements vscode.Disposable {
     const view = TraceViewPanel.show(this.context, trace, { reveal: (step) => void this.revealStep(trace, step) });
     const session = this.replays.active();
     const at = session && this.replays.stepOf(session);
-    view.setCurrentStep(at && at.bugId === trace.bugId ? at.step : 0);
+    view.setCurrentStep(session && at && at.bugId === trace.bugId && this.follows(trace, session) ? at.step : 0);
+  }
+
+  /**
+   * "Show all steps": the whole execution of the bug the active replay
+   * or the cursor is on (a counterexample is its bug's causal slice),
+   * in the trace view and replayed in the debugger.
+   */
+  async showAllSteps(): Promise<void> {
+    if (!this.client) {
+      void vscode.window.showErrorMessage('Weft: the language server is not running.');
+      return;
+    }
+    let uri: vscode.Uri | undefined;
+    let bugId: string | undefined;
+    const session = this.replays.active();
+    if (session) {
+      const t = await this.replays.traceOf(session);
+      uri = t.uri ? vscode.Uri.parse(t.uri) : undefined;
+      bugId = t.bugId;
+    } else {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.document.languageId !== 'weft') {
+        void vscode.window.showInformationMessage('Weft: open a .weft file with a bug, or start a replay, first.');
+        return;
+      }
+      uri = editor.document.uri;
+      bugId = await this.pickBug(uri);
+    }
+    if (!uri || !bugId) {
+      return;
+    }
+    let trace: TraceDocument;
+    try {
+      trace = await fetchTrace(this.client, uri, bugId, true);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Weft: the whole execution of this bug is not available: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    this.log.appendLine(`Weft: showing ${stepsWords(trace)} of "${trace.message}"`);
+    const view = TraceViewPanel.show(this.context, trace, { reveal: (step) => void this.revealStep(trace, step) });
+    view.setCurrentStep(0);
+    await this.replay(trace);
   }
 
   /** A step chosen in the trace view: its source line, and the replay moves there. */
   private async revealStep(trace: TraceDocument, step: TraceStep): Promise<void> {
     const session = this.replays.active();
     const at = session && this.replays.stepOf(session);
-    if (session && at && at.bugId === trace.bugId) {
+    if (session && at && at.bugId === trace.bugId && this.follows(trace, session)) {
       try {
         await this.replays.goto(session, step.step);
       } catch (err) {
@@ -232,6 +285,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('weft.showStatus', (uri?: unknown) => w.showStatus(uri)),
     vscode.commands.registerCommand('weft.restartServer', () => w.start()),
     vscode.commands.registerCommand('weft.showTrace', () => w.showTrace()),
+    vscode.commands.registerCommand('weft.showAllSteps', () => w.showAllSteps()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('weft.serverPath')) {
         void w.start();

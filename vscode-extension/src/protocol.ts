@@ -143,6 +143,10 @@ export interface TraceDocument {
   sourceSha256?: string;
   /** The thread at fault. */
   thread?: string;
+  /** When steps are the bug's causal slice: the length of the whole execution. */
+  fullSteps?: number;
+  /** The whole execution, asked for with weft.trace's "allSteps". */
+  allSteps?: boolean;
 }
 
 /** The data of a bug's diagnostic. */
@@ -150,6 +154,8 @@ export interface BugDiagnosticData {
   bugId: string;
   version: number;
   steps: number;
+  /** The diagnostic of a data race's other access (the race is reported at the first). */
+  otherSide?: boolean;
 }
 
 /** The custom event `weft dap` sends before each stop. */

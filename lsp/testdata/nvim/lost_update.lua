@@ -65,7 +65,7 @@ local function main()
   vim.ui.select = function(items, opts, on_choice)
     for i, item in ipairs(items) do
       local title = opts.format_item and opts.format_item(item) or tostring(item)
-      if title:find('^Replay counterexample') or title:find('^Show counterexample') then
+      if title:find('^Replay: ') or title:find('^Show counterexample') then
         report.picked = report.picked or {}
         table.insert(report.picked, title)
         return on_choice(item, i)
@@ -162,7 +162,7 @@ local function main()
   local replay
   wait_for('a replay lens', function()
     for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
-      if lens.command and lens.command.title:find('^Replay counterexample') then
+      if lens.command and lens.command.title:find('^Replay: ') then
         replay = lens
         return true
       end
@@ -182,7 +182,7 @@ local function main()
   -- Run the lens under the cursor on the assertion's line.
   local assert_lens
   for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
-    if lens.command and lens.command.title:find('^Replay counterexample') then
+    if lens.command and lens.command.title:find('^Replay: ') then
       for _, d in ipairs(report.diagnostics) do
         if d.code == 'assertion' and d.lnum == lens.range.start.line then
           assert_lens = lens

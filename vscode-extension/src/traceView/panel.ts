@@ -147,7 +147,7 @@ export class TraceViewPanel implements vscode.Disposable {
 }
 
 function panelTitle(trace: TraceDocument): string {
-  return `Trace: ${trace.kind || 'bug'}`;
+  return `Trace: ${trace.kind || 'bug'}${trace.allSteps ? ' (all steps)' : ''}`;
 }
 
 /** The step numbered `n` (1-based), whether or not the numbers are 1..N. */
