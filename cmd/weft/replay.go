@@ -87,7 +87,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	if bug.Kind != "" {
-		fmt.Fprintf(stdout, "replaying %s at %s (%d steps)\n", kindAndMessage(bug.Kind, bug.Message), humanPos(path, bug.Range), len(bug.Schedule))
+		fmt.Fprintf(stdout, "replaying %s at %s (%d steps)\n", replay.Headline(string(bug.Kind), bug.Message), humanPos(path, bug.Range), len(bug.Schedule))
 	} else {
 		fmt.Fprintf(stdout, "replaying a schedule of %d steps\n", len(bug.Schedule))
 	}
@@ -119,18 +119,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, "\nNOT reproduced:", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "\nreproduced: %s\n", kindAndMessage(bug.Kind, bug.Message))
+	fmt.Fprintf(stdout, "\nreproduced: %s\n", replay.Headline(string(bug.Kind), bug.Message))
 	return exitBug
-}
-
-// kindAndMessage says "kind: message" with the kind said once: a
-// deadlock's message already starts with "deadlock: ".
-func kindAndMessage(kind engine.BugKind, msg string) string {
-	k := string(kind)
-	if strings.HasPrefix(msg, k+": ") {
-		return msg
-	}
-	return k + ": " + msg
 }
 
 // scheduleEnd says which bug, if any, the replayed schedule ends in: a
