@@ -424,7 +424,7 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	if !f.quiet {
 		opts.OnBug = func(b *engine.Bug) {
 			prog.clear()
-			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
+			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), bugMessage(b))
 		}
 	}
 	var warn io.Writer

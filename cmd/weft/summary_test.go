@@ -55,3 +55,29 @@ func TestCheckSummary(t *testing.T) {
 		t.Errorf("one FILE got a summary line:\n%s", out)
 	}
 }
+
+// TestRaceHeadlinesDiffer: two races reported at one access, whose other
+// accesses are on different lines, have headlines that say which: they
+// read the same but for the "other access" line below them.
+func TestRaceHeadlinesDiffer(t *testing.T) {
+	model := writeFile(t, "two.weft", "var x int\nvar y int\n\nthread r {\n    y = x\n}\n\nthread w {\n    x = 1\n    x = 2\n}\n")
+	code, out, errs := runCLI(t, "check", model, "--quiet")
+	if code != exitBug {
+		t.Fatalf("exit %d, want %d\n%s", code, exitBug, errs)
+	}
+	var heads []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "bug ") {
+			_, h, _ := strings.Cut(l, ": ") // without "bug N"
+			heads = append(heads, h)
+		}
+	}
+	if len(heads) != 2 || heads[0] == heads[1] {
+		t.Fatalf("want two different headlines, got %q\n%s", heads, out)
+	}
+	for _, line := range []string{"9", "10"} {
+		if !strings.Contains(out, "data race on x with w at line "+line+": ") {
+			t.Errorf("no headline names the other access at line %s:\n%s", line, out)
+		}
+	}
+}
