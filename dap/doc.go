@@ -59,8 +59,10 @@
 // Each frame has the scopes Shared (every shared variable), Locals (that
 // thread's locals in scope) and Locks (each mutex: its holder, or "free");
 // a document without states (too long a trace) has one variable saying
-// so instead. evaluate answers a local of the frame's thread (or of the
-// thread that moved) or a shared variable or mutex by name.
+// so instead. evaluate answers an expression over the step's state
+// (expr.go: names, constant and computed indexes, + - * / % comparisons,
+// && || !) whose names are a local of the frame's thread (or of the
+// thread that moved), a shared variable or a mutex.
 //
 // # Custom requests
 //

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -225,8 +226,9 @@ func holder(h string) string {
 	return h
 }
 
-// evaluate answers a name: a local of the frame's thread (or of the
-// thread that moved), a shared variable, a mutex.
+// evaluate answers an expression over the step's state (evalExpr): its
+// names are a local of the frame's thread (or of the thread that moved),
+// a shared variable, a mutex (its holder, or "free").
 func (s *session) evaluate(req *envelope) (any, error) {
 	var args godap.EvaluateArguments
 	if err := decode(req, &args); err != nil {
@@ -235,7 +237,7 @@ func (s *session) evaluate(req *envelope) (any, error) {
 	if s.doc == nil {
 		return nil, errNotLaunched
 	}
-	name := strings.TrimSpace(args.Expression)
+	expr := strings.TrimSpace(args.Expression)
 	if s.doc.StateOmitted {
 		return nil, errorf("no values: this counterexample is too long to keep the state of each step")
 	}
@@ -247,25 +249,36 @@ func (s *session) evaluate(req *envelope) (any, error) {
 			return nil, err
 		}
 	}
-	result := func(v string) (any, error) { return godap.EvaluateResponseBody{Result: v}, nil }
-	if ts := s.state(t, s.pos); ts != nil {
-		for _, v := range ts.Locals {
-			if v.Name == name {
-				return result(v.Value)
+	ts := s.state(t, s.pos)
+	lookup := func(name string) (string, bool) {
+		if ts != nil {
+			for _, v := range ts.Locals {
+				if v.Name == name {
+					return v.Value, true
+				}
 			}
 		}
-	}
-	for _, v := range st.Shared {
-		if v.Name == name {
-			return result(v.Value)
+		for _, v := range st.Shared {
+			if v.Name == name {
+				return v.Value, true
+			}
 		}
-	}
-	for _, l := range st.Locks {
-		if l.Name == name {
-			return result(holder(l.Holder))
+		for _, l := range st.Locks {
+			if l.Name == name {
+				return holder(l.Holder), true
+			}
 		}
+		return "", false
 	}
-	return nil, errorf("%q is not a variable of %s or a shared variable at step %d", name, t, s.pos)
+	v, err := evalExpr(expr, lookup)
+	var unknown errUnknownName
+	switch {
+	case errors.As(err, &unknown):
+		return nil, errorf("%q is not a variable of %s or a shared variable at step %d", unknown.name, t, s.pos)
+	case err != nil:
+		return nil, errorf("%s: %v", expr, err)
+	}
+	return godap.EvaluateResponseBody{Result: v.String()}, nil
 }
 
 func (s *session) exceptionInfo() (any, error) {

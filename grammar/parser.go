@@ -1150,6 +1150,13 @@ func (p *parser) parseOperand() (Expr, int) {
 		s := p.parseSpawnExpr()
 		return &BadExpr{From: s.Pos(), To: s.End()}, 0
 	}
+	if p.hasPrev && p.tok.Pos.Line > p.prev.End.Line && !(p.tok.Kind == EOF && p.eofQuiet) {
+		// The line ends with an operator (or '=') and the expression
+		// after it is missing, as in a half-typed `c = c +`: say so at
+		// the operator, not at whatever the next lines hold.
+		p.errorAt(p.prev, CodeSyntaxError, "expected expression after %s, found %s", tokenDesc(p.prev), tokenDesc(t))
+		return p.badExpr(), 0
+	}
 	p.expected("expression")
 	return p.badExpr(), 0
 }

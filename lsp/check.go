@@ -123,6 +123,14 @@ func (d *document) run() {
 				d.setStatus(snap.version, status{State: stateErrors})
 				continue
 			}
+			if d.stoppedByUser(snap.version) {
+				// Re-analysed for new settings: the checks the user
+				// stopped stay stopped. What they found was found with
+				// the old settings, so none of it is shown.
+				d.setStatus(snap.version, status{State: stateIncomplete, Stopped: engine.StoppedCancelled,
+					Why: "stopped by the user (the settings changed since; an edit or Run optimal now checks again)"})
+				continue
+			}
 			next = quickPlan(snap, d.s.currentSettings())
 			d.setStatus(snap.version, status{State: stateChecking, Algorithm: string(next.algo), K: 1, Waiting: true})
 		}
@@ -138,11 +146,21 @@ func (d *document) run() {
 	}
 }
 
+// stoppedByUser says whether the user stopped the checks of version.
+func (d *document) stoppedByUser(version int32) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.userStopped && d.stoppedVersion == version
+}
+
 // planFor turns a command into a plan for the current snapshot.
 func (d *document) planFor(snap *snapshot, cmd docCommand) *plan {
 	if snap == nil || snap.hasErrors() || !d.current(snap.version) {
 		return nil
 	}
+	d.mu.Lock()
+	d.userStopped = false // a command the user gives runs
+	d.mu.Unlock()
 	switch cmd {
 	case cmdRunOptimalNow:
 		set := d.s.currentSettings()
@@ -275,6 +293,9 @@ func (d *document) execute(snap *snapshot, p *plan) (*plan, bool) {
 func (d *document) afterCancel(snap *snapshot, res *engine.Result) (*plan, bool) {
 	d.mu.Lock()
 	stopped := d.stopAsked && d.version == snap.version && d.ctx.Err() == nil
+	if stopped {
+		d.userStopped, d.stoppedVersion = true, snap.version
+	}
 	d.mu.Unlock()
 	if !stopped {
 		return nil, true

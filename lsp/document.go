@@ -147,10 +147,15 @@ type document struct {
 	snap      *snapshot // the latest analysed snapshot (may lag the text)
 	runCancel context.CancelFunc
 	stopAsked bool
-	st        status
-	bugs      []*bugReport // of snap's version
-	progress  string       // the work-done progress token of the running check
-	lastLens  time.Time
+	// userStopped: the user stopped the checks of version stoppedVersion
+	// (weft.stop); a settings change does not start them again, an edit
+	// or a command does.
+	userStopped    bool
+	stoppedVersion int32
+	st             status
+	bugs           []*bugReport // of snap's version
+	progress       string       // the work-done progress token of the running check
+	lastLens       time.Time
 	// hintsWithheld: an inlay hint request found the latest text not
 	// analysed in time and was answered with none; the client is asked
 	// again once it is.

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"weft/engine"
+	"weft/replay"
 	"weft/source"
 )
 
@@ -539,6 +540,12 @@ func (d *document) bugDiagnostic(b *bugReport) protocol.Diagnostic {
 		if !strings.Contains(strings.ToLower(msg), "deadlock") {
 			msg = "deadlock: " + msg
 		}
+	case engine.BugDataRace:
+		// Name the other access, so that two races reported at one
+		// access read differently.
+		if b.other != nil {
+			msg = replay.RaceWith(msg, b.other.Thread, b.other.Range.Start.Line+1)
+		}
 	}
 	msg += fmt.Sprintf(" (counterexample: %s)", plural(len(b.schedule), "step"))
 	var related []protocol.DiagnosticRelatedInformation
@@ -591,10 +598,7 @@ func (d *document) raceOtherDiagnostic(b *bugReport, own protocol.Diagnostic) *p
 		return nil
 	}
 	line := b.rng.Start.Line + 1
-	msg := fmt.Sprintf("%s (the other access: line %d, by %s)", b.message, line, b.thread)
-	if race, rest, ok := strings.Cut(b.message, ": "); ok {
-		msg = fmt.Sprintf("%s with %s at line %d: %s", race, b.thread, line, rest)
-	}
+	msg := replay.RaceWith(b.message, b.thread, line)
 	msg += fmt.Sprintf(" (counterexample: %s)", plural(len(b.schedule), "step"))
 	return &protocol.Diagnostic{
 		Range:    toRange(b.other.Range),

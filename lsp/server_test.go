@@ -465,3 +465,50 @@ func TestTraceEvents(t *testing.T) {
 		t.Errorf("racing steps %+v and %+v", i, j)
 	}
 }
+
+// A check the user stopped stays stopped when a setting changes: the
+// settings change re-checked every open document, the stopped one too.
+func TestStopSurvivesSettings(t *testing.T) {
+	c := startServer(t, map[string]any{"idleDelayMs": 0})
+	u := c.open("slow.weft", slowModel)
+	c.waitFor("checking", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateChecking && !st.Waiting
+	})
+	if _, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdStop, Arguments: []protocol.LSPAny{rawJSON(string(u))}}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("stopped", 5*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateIncomplete && st.Stopped == engine.StoppedCancelled
+	})
+	c.mu.Lock()
+	ns := len(c.statuses)
+	c.mu.Unlock()
+	for _, set := range []map[string]any{{"cdpor": false}, {"cdpor": true, "maxSteps": 5000}} {
+		if err := c.server.DidChangeConfiguration(context.Background(), &protocol.DidChangeConfigurationParams{Settings: rawJSON(map[string]any{"weft": set})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(time.Second)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.statuses[ns:] {
+		if st.URI == u && st.State != stateIncomplete {
+			t.Errorf("after a settings change the stopped check's status went %q (%s)", st.State, st.Message)
+		}
+	}
+	if st, ok := c.latestStatus(u); !ok || st.State != stateIncomplete || !strings.Contains(st.Message, "stopped by the user") {
+		t.Errorf("the status is %+v, want still stopped by the user", st)
+	}
+	c.mu.Unlock()
+	// A check the user asks for runs.
+	if _, err := c.server.ExecuteCommand(context.Background(), &protocol.ExecuteCommandParams{Command: cmdRunOptimal, Arguments: []protocol.LSPAny{rawJSON(string(u))}}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("checking again", 10*time.Second, func() bool {
+		st, ok := c.latestStatus(u)
+		return ok && st.State == stateChecking && !st.Waiting
+	})
+	c.mu.Lock()
+}

@@ -22,7 +22,7 @@ const MaxTextSteps = 1000
 // step-bound trace has 100,000 steps).
 func (doc *Document) WriteText(w io.Writer, name string) error {
 	ew := &errWriter{w: w}
-	ew.printf("replaying %s: %s at %s:%d:%d (%d steps)\n", doc.Kind, doc.Message, name,
+	ew.printf("replaying %s at %s:%d:%d (%d steps)\n", Headline(doc.Kind, doc.Message), name,
 		doc.Range.Start.Line+1, doc.Range.Start.Character+1, len(doc.Steps))
 	if len(doc.Threads) > 0 {
 		ew.printf("threads: %s\n", strings.Join(doc.Threads, ", "))
@@ -72,7 +72,7 @@ func (doc *Document) WriteText(w io.Writer, name string) error {
 	if len(doc.RaceSteps) == 2 {
 		ew.printf("\nthe racing accesses: steps %d and %d\n", doc.RaceSteps[0], doc.RaceSteps[1])
 	}
-	ew.printf("\n%s: %s\n", doc.Kind, doc.Message)
+	ew.printf("\n%s\n", Headline(doc.Kind, doc.Message))
 	return ew.err
 }
 

@@ -24,7 +24,8 @@ func TestWriteText(t *testing.T) {
 			"\nassertion: an increment was lost\n",
 		}},
 		{"philosophers_deadlock.weft", engine.BugDeadlock, []string{
-			"replaying deadlock: ",
+			"replaying deadlock: phil[0] waits at lock(fork[1])",
+			"\ndeadlock: phil[0] waits at lock(fork[1])",
 			"\nstep 1  phil[0]  lock fork[0]  (16:5)\n  shared: fork[0] = held by phil[0]\n",
 		}},
 	} {

@@ -287,9 +287,21 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "weft check: interrupted: %d of %d files not checked\n", len(files)-checkedFiles, len(files))
 		code = worseExit(code, exitIncomplete)
 	}
+	oneFile := len(pos) == 1 && namesOneFile(pos[0]) && len(outs) == 1
+	if !oneFile {
+		// Several models: one line that counts them by verdict, last on
+		// stdout; with --json on stderr, so that stdout stays one array.
+		w := stdout
+		if f.json {
+			w = stderr
+		} else if len(outs) > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintln(w, checkSummary(outs, len(files)+len(errs)))
+	}
 	if f.json {
 		switch {
-		case len(pos) == 1 && namesOneFile(pos[0]) && len(outs) == 1:
+		case oneFile:
 			writeJSON(stdout, outs[0]) // one model: one object (the CI contract)
 		default:
 			if outs == nil {
@@ -299,6 +311,46 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	return code
+}
+
+// checkSummary is the last line of a check of several models: how many
+// were checked (of asked, when an interrupt left some unchecked) and how
+// many of them are verified, have bugs, are incomplete or could not be
+// checked (an input or internal error); vacuous ones are counted when
+// there are any.
+func checkSummary(outs []checkJSON, asked int) string {
+	var verified, vacuous, bugs, incomplete, errs int
+	for _, o := range outs {
+		switch o.Status {
+		case statusVerified:
+			verified++
+		case statusVacuous:
+			vacuous++
+		case statusBugs:
+			bugs++
+		case statusIncomplete:
+			incomplete++
+		default:
+			errs++
+		}
+	}
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return fmt.Sprintf("%d %s", n, one)
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	var b strings.Builder
+	b.WriteString("checked " + plural(len(outs), "model", "models"))
+	if asked > len(outs) {
+		fmt.Fprintf(&b, " of %d (interrupted)", asked)
+	}
+	fmt.Fprintf(&b, ": %d verified, ", verified)
+	if vacuous > 0 {
+		fmt.Fprintf(&b, "%d vacuous, ", vacuous)
+	}
+	fmt.Fprintf(&b, "%d with bugs, %d incomplete, %s", bugs, incomplete, plural(errs, "error", "errors"))
+	return b.String()
 }
 
 // explore runs the exploration of a loaded model with the options of f
@@ -372,7 +424,7 @@ func checkFile(ctx context.Context, path string, f *checkFlags, opts engine.Opti
 	if !f.quiet {
 		opts.OnBug = func(b *engine.Bug) {
 			prog.clear()
-			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), b.Message)
+			fmt.Fprintf(stderr, "found: %s at %s: %s\n", b.Kind, humanPos(path, b.Range), bugMessage(b))
 		}
 	}
 	var warn io.Writer

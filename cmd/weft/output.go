@@ -154,7 +154,7 @@ func printResult(w io.Writer, c *checked) {
 	}
 	for i := range res.Bugs {
 		b := c.shown(i)
-		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(c.path, b.Range), b.Thread, b.Message)
+		fmt.Fprintf(w, "\nbug %d: %s at %s in %s: %s\n", i+1, b.Kind, humanPos(c.path, b.Range), b.Thread, bugMessage(b))
 		if b.Other != nil {
 			fmt.Fprintf(w, "  other access: %s at %s in %s\n", b.Other.Op, humanPos(c.path, b.Other.Range), b.Other.Thread)
 		}
@@ -606,4 +606,15 @@ func humanBytes(n int64) string {
 		return strconv.FormatInt(n, 10) + " B"
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
+}
+
+// bugMessage is a bug's message in a headline: a data race's names its
+// other access's thread and line, so that two races reported at one
+// access read differently (the JSON keeps the message as it is, with the
+// other access in its own field).
+func bugMessage(b *engine.Bug) string {
+	if b.Kind == engine.BugDataRace && b.Other != nil {
+		return replay.RaceWith(b.Message, b.Other.Thread, b.Other.Range.Start.Line+1)
+	}
+	return b.Message
 }

@@ -87,7 +87,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	if bug.Kind != "" {
-		fmt.Fprintf(stdout, "replaying %s: %s at %s (%d steps)\n", bug.Kind, bug.Message, humanPos(path, bug.Range), len(bug.Schedule))
+		fmt.Fprintf(stdout, "replaying %s at %s (%d steps)\n", replay.Headline(string(bug.Kind), bug.Message), humanPos(path, bug.Range), len(bug.Schedule))
 	} else {
 		fmt.Fprintf(stdout, "replaying a schedule of %d steps\n", len(bug.Schedule))
 	}
@@ -119,7 +119,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stdout, "\nNOT reproduced:", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "\nreproduced: %s: %s\n", bug.Kind, bug.Message)
+	fmt.Fprintf(stdout, "\nreproduced: %s\n", replay.Headline(string(bug.Kind), bug.Message))
 	return exitBug
 }
 

@@ -76,3 +76,36 @@ func TestModelNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaySaysKindOnce: the bug's kind is said once on the replay's
+// first and last lines: a deadlock's message starts with "deadlock:", and
+// "reproduced: deadlock: deadlock: …" said it twice.
+func TestReplaySaysKindOnce(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"found", []string{"replay", "../../examples/philosophers_deadlock.weft"},
+			[]string{"replaying deadlock: phil[0] waits", "\nreproduced: deadlock: phil[0] waits"}},
+		{"schedule", []string{"replay", "../../examples/philosophers_deadlock.weft", "--schedule", "0,1,2"},
+			[]string{"\nreproduced: deadlock: every thread left is blocked"}},
+		{"race", []string{"replay", "../../examples/fig1_racy.weft"},
+			[]string{"\nreproduced: data-race: data race on "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != exitBug {
+				t.Fatalf("exit %d, want %d\n%s", code, exitBug, errs)
+			}
+			if strings.Contains(out, "deadlock: deadlock:") {
+				t.Errorf("the kind is said twice:\n%s", tail(out, 400))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, tail(out, 400))
+				}
+			}
+		})
+	}
+}
