@@ -31,6 +31,9 @@ type exprValue struct {
 	b     bool
 	elems []string
 	s     string // the value as shown
+	// partial: an element of an array the step's state elides, whose
+	// "… K more" (if it has one) counts words beyond it.
+	partial bool
 }
 
 func (v exprValue) String() string {
@@ -303,16 +306,82 @@ func (p *exprParser) primary() (exprValue, error) {
 		if v.kind != 'a' {
 			return v, fmt.Errorf("%s is not an array", v)
 		}
-		n := len(v.elems)
-		if idx.i < 0 || idx.i >= int64(n) || strings.HasPrefix(v.elems[idx.i], "…") {
-			if n > 0 && strings.HasPrefix(v.elems[n-1], "…") && idx.i >= int64(n-1) {
-				return v, fmt.Errorf("element %d is not shown (the step's state elides it)", idx.i)
-			}
-			return v, fmt.Errorf("index %d out of range [0, %d)", idx.i, n)
+		if err := v.checkIndex(idx.i); err != nil {
+			return v, err
 		}
+		partial := v.partial || strings.Contains(v.s, "…")
 		v = shownValue(v.elems[idx.i])
+		v.partial = partial
 	}
 	return v, nil
+}
+
+// checkIndex says whether element i of array v is shown. An array the
+// step's state elides (interp's formatNested) shows its elements up to a
+// "… K more" that counts every word of the variable left out and ends
+// the variable there, at whatever depth it stands: a whole variable's
+// length follows from its words and the words of its first element when
+// that one is shown whole; an element of an elided variable (partial)
+// has at least the elements it shows, the "…" one included.
+func (v exprValue) checkIndex(i int64) error {
+	n := int64(len(v.elems))
+	if i < 0 {
+		return fmt.Errorf("index %d out of range", i)
+	}
+	if !strings.Contains(v.s, "…") {
+		if i >= n {
+			return fmt.Errorf("index %d out of range [0, %d)", i, n)
+		}
+		return nil
+	}
+	if i < n && !strings.HasPrefix(v.elems[i], "…") {
+		return nil
+	}
+	if total, ok := v.elidedLen(); ok {
+		if i >= total {
+			return fmt.Errorf("index %d out of range [0, %d)", i, total)
+		}
+		return fmt.Errorf("element %d is not shown (the step's state elides it)", i)
+	}
+	if i < n {
+		return fmt.Errorf("element %d is not shown (the step's state elides it)", i)
+	}
+	return fmt.Errorf("element %d is past what the step's state shows (it elides the rest of the array)", i)
+}
+
+// elidedLen is the number of elements of an elided array that is a
+// whole variable, when its first element is shown whole.
+func (v exprValue) elidedLen() (int64, bool) {
+	if v.partial || len(v.elems) == 0 || strings.Contains(v.elems[0], "…") {
+		return 0, false
+	}
+	all, ok := shownWords(v.s)
+	row, ok2 := shownWords(v.elems[0])
+	if !ok || !ok2 || row <= 0 || all%row != 0 {
+		return 0, false
+	}
+	return all / row, true
+}
+
+// shownWords counts the words a shown value stands for: 1 for a scalar,
+// an array's elements' words, K for an elision's "… K more".
+func shownWords(s string) (int64, bool) {
+	if rest, ok := strings.CutPrefix(s, "…"); ok {
+		k, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " more"), 10, 64)
+		return k, err == nil && k >= 0
+	}
+	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
+		return 1, true
+	}
+	var n int64
+	for _, e := range splitElems(s[1 : len(s)-1]) {
+		k, ok := shownWords(e)
+		if !ok || n > math.MaxInt64-k {
+			return 0, false
+		}
+		n += k
+	}
+	return n, true
 }
 
 // errUnknownName is a name no local, shared variable or mutex has.
@@ -338,6 +407,8 @@ func apply(op string, x, y exprValue) (exprValue, error) {
 			eq = x.i == y.i
 		case x.kind == 'b' && y.kind == 'b':
 			eq = x.b == y.b
+		case x.kind == 'a' && y.kind == 'a' && (strings.Contains(x.s, "…") || strings.Contains(y.s, "…")):
+			return x, fmt.Errorf("cannot compare arrays the step's state elides (their hidden elements may differ)")
 		case x.kind == y.kind:
 			eq = x.String() == y.String()
 		default:

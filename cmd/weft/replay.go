@@ -79,6 +79,11 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	case *tracePath != "":
 		bug, err = bugFromJSON(*tracePath, max(*bugN, 1), path, src)
+		if err == nil && f.allSteps {
+			// The whole execution the report keeps beside a slice
+			// (full_schedule), as --all-steps replays with --bug N.
+			bug = bug.Full()
+		}
 	default:
 		bug, err = findBug(ctx, path, ld, f, max(*bugN, 1), stderr)
 	}
