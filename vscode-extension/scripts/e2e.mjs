@@ -5,7 +5,7 @@
 //   - the assertion's diagnostic in the Problems panel, with its message,
 //     and a squiggle in the editor;
 //   - the status bar's bug state;
-//   - the "Replay counterexample" code lens; clicking it starts a debug
+//   - the "Replay: …" code lens of the assertion; clicking it starts a debug
 //     session stopped at step 1; Step Over goes to step 2; Step Back to 1;
 //   - the trace view shows one column per thread;
 //   - a model verified only assuming no overflow (weft.assumeNoOverflow,
@@ -535,11 +535,17 @@ async function main() {
       msg: async () => `a status bar item "Weft: verified, assuming no overflow (1 execution)" (the status bar shows: ${JSON.stringify(await statusBarTexts(page))})`,
     });
     log(`status bar: "${text}"`);
+    // The lens follows within a second when the test runs alone; in two
+    // full CI runs of 28 Nov 2026 it came more than 20 s after the status
+    // bar (not understood yet: issue 30). The lag is printed, so that it
+    // stays visible; the check is what the lens says.
+    const tStatus = Date.now();
     const lens = await until(async () => (await codeLenses(page)).find((l) => l.text.startsWith('✓ Verified')), {
-      timeoutMs: 20_000, msg: async () => `the status lens (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})`,
+      timeoutMs: 60_000, msg: async () => `the status lens (the editor shows: ${JSON.stringify((await codeLenses(page)).map((l) => l.text))})`,
     });
+    figures.lensLagMs = Date.now() - tStatus;
     check(lens.text.startsWith('✓ Verified, assuming no overflow: 1 execution, cdpor'), `the status lens says "${lens.text}", not that it assumed no overflow`);
-    log(`lens: "${lens.text}"`);
+    log(`lens: "${lens.text}", ${figures.lensLagMs} ms after the status bar`);
     // The tooltip: hover the item.
     await page.locator('.statusbar-item').filter({ hasText: text }).first().hover();
     const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'assuming no overflow' }).first();
@@ -593,6 +599,7 @@ async function group(name, fn) {
 function printFigures() {
   const f = (v, unit = 'ms') => (v === undefined ? 'not measured' : `${v} ${unit}`);
   console.log(`  opening ${MODEL} → the diagnostic in the Problems panel: ${f(figures.openToProblemMs)}`);
+  console.log(`  the status lens after the status bar (overflow.weft): ${f(figures.lensLagMs)}`);
   console.log(`  extension activation (Weft output): ${f(figures.activationMs)}; server started in ${f(figures.serverStartMs)}; the host activated it ${f(figures.openToActivationMs)} after the file was opened (its log)`);
   if (figures.vsixBytes) console.log(`  .vsix: ${figures.vsixBytes} bytes (${(figures.vsixBytes / 1048576).toFixed(2)} MiB); installed bin/weft mode ${figures.installedServerMode}`);
   console.log(`  workbench load: ${f(figures.workbenchMs)}; packaging: ${f(figures.packageSeconds?.toFixed(1), 's')}; code-server install: ${figures.codeServerInstallSeconds ? `${figures.codeServerInstallSeconds.toFixed(1)} s` : 'cached'} (${cacheDir()})`);
