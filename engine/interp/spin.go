@@ -430,6 +430,10 @@ func (m *Machine) SetLoopAgain(allowed []bool) error {
 	return nil
 }
 
+// LoopsAgain reports whether SetLoopAgain is on: only then can a step
+// have a Stutter (so callers can skip looking for one).
+func (m *Machine) LoopsAgain() bool { return m.loopAgain != nil }
+
 // SetParkAlways makes every iteration that would spin park the thread,
 // as without SetLoopAgain, until it is turned off.
 func (m *Machine) SetParkAlways(on bool) { m.parkAlways = on }

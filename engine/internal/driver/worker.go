@@ -490,7 +490,7 @@ func (w *Worker) fineSteps(steps int) int {
 func (w *Worker) report(b *Found, t int32, steps, bound int) {
 	fine := w.fineSteps(steps)
 	evs := w.Evs[:steps]
-	if stuttered(evs) {
+	if w.m.LoopsAgain() && stuttered(evs) {
 		// The execution the other modes make: see interp's "Looping
 		// again".
 		evs = withoutStutters(evs)
